@@ -1,0 +1,26 @@
+# The two commands a newcomer needs: `make run` and `make test`.
+# Each creates or refreshes the virtual environment in .venv when pyproject.toml changes.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint bench
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(BIN)/yamscope demo
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
+	$(BIN)/pytest
+
+bench: $(VENV)/.installed
+	taskset -c 0 $(BIN)/yamscope bench

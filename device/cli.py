@@ -1,0 +1,129 @@
+"""The ``yamscope`` command. Each subcommand imports what it needs only when it runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from scoring.dice import NotationError, format_dice, parse_dice
+from scoring.entries import RulesError
+from scoring.rulebooks import RULEBOOKS, get_rulebook
+
+
+class UsageError(Exception):
+    """Bad input from the command line: one line on stderr, exit status 2."""
+
+
+def _option_value(text: str) -> Any:
+    lowered = text.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
+def _options(pairs: Sequence[str]) -> dict[str, Any]:
+    out = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--option wants NAME=VALUE, not {pair!r}")
+        out[name.strip()] = _option_value(value.strip())
+    return out
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    rulebook = get_rulebook(args.rules, _options(args.option))
+    dice = parse_dice(args.dice)
+    entries = rulebook.score(dice, first=args.first, sixth=args.sixth)
+    if args.json:
+        out = {
+            "rules": rulebook.id,
+            "dice": [str(d) for d in dice],
+            "entries": [e.to_json() for e in entries],
+        }
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    context = []
+    if args.first:
+        context.append("premier jet")
+    if args.sixth:
+        context.append(f"{rulebook.announced_throw} annoncé pour {args.sixth}")
+    suffix = f" ({', '.join(context)})" if context else ""
+    print(f"{rulebook.name} : {format_dice(dice)}{suffix}")
+    width = max(len(b.id) for b in rulebook.boxes)
+    print(f"{'points':>7}  {'case':<{width}}  détail")
+    for e in entries:
+        print(f"{e.points:>7}  {e.box:<{width}}  {e.why}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from scoring.benchmark import bench_scoring
+
+    for line in bench_scoring(n=args.n, seed=args.seed):
+        print(line)
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from scoring.demo import play_demo
+
+    play_demo(rules=args.rules, seed=args.seed, turns=args.turns)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="yamscope", description="A dice-table appliance that reads and scores Yams throws."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    score = sub.add_parser(
+        "score",
+        help="what a throw scores in every box, best first",
+        description="Every box of the rulebook with the points these dice score there, best "
+        "first. Dice: 7r 10wf 3rt (value, colour r/w, finish f/t; 0 is a d10's ten).",
+    )
+    score.add_argument("--rules", required=True, choices=sorted(RULEBOOKS))
+    score.add_argument("--first", action="store_true", help="the dice are the turn's first throw")
+    score.add_argument("--sixth", metavar="BOX", help="an announced extra throw for BOX")
+    score.add_argument("--json", action="store_true", help="JSON for tools")
+    score.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE", help="a rulebook option"
+    )
+    score.add_argument("dice", nargs="+", help="the dice, e.g. 7r 10wf 3rt")
+    score.set_defaults(func=cmd_score)
+
+    bench = sub.add_parser("bench", help="time the scoring engine")
+    bench.add_argument("--n", type=int, default=2000, help="throws to time")
+    bench.add_argument("--seed", type=int, default=1)
+    bench.set_defaults(func=cmd_bench)
+
+    demo = sub.add_parser("demo", help="play a few simulated turns and show the engine's advice")
+    demo.add_argument("--rules", default="impossible", choices=sorted(RULEBOOKS))
+    demo.add_argument("--seed", type=int, default=None)
+    demo.add_argument("--turns", type=int, default=4)
+    demo.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (RulesError, NotationError, UsageError) as exc:
+        print(f"yamscope: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # output piped into head: not an error of ours
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

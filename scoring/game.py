@@ -1,0 +1,340 @@
+"""A game as an event log: players, turns, throws, announced throws, entries, undo.
+
+Every action is an event; the state is what replaying the events gives, so a saved log
+replays a game exactly, and undo is an event too (the records keep what was undone).
+The rules themselves live in the rulebook; this module only knows turn order and limits.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scoring.dice import Die, NotationError, format_dice, parse_dice
+from scoring.entries import Entry, RulesError
+from scoring.rulebooks import Rulebook, Table, Total, get_rulebook
+
+FORMAT_VERSION = 1
+MAX_PLAYERS = 12
+DiceLike = str | Sequence[Die] | Sequence[str]
+
+
+def _dice(value: DiceLike) -> tuple[Die, ...]:
+    if isinstance(value, str):
+        return parse_dice(value)
+    if all(isinstance(d, Die) for d in value):
+        return tuple(value)  # type: ignore[arg-type]
+    return tuple(Die.from_json(d) for d in value)
+
+
+@dataclass(frozen=True)
+class Written:
+    """One entry on the sheet, as the records keep it."""
+
+    turn: int
+    player: str
+    dice: tuple[Die, ...]
+    throw: int
+    entry: Entry
+    announced: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn,
+            "player": self.player,
+            "dice": format_dice(self.dice),
+            "throw": self.throw,
+            "announced": self.announced,
+            **self.entry.to_json(),
+        }
+
+
+class Game:
+    """One game of one rulebook. Methods raise RulesError and change nothing when refused."""
+
+    def __init__(
+        self,
+        rules: str,
+        players: Sequence[str],
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        rulebook = get_rulebook(rules, dict(options or {}))
+        names = [str(p).strip() for p in players]
+        if not names:
+            raise RulesError("a game needs at least one player")
+        if len(names) > MAX_PLAYERS:
+            raise RulesError(f"at most {MAX_PLAYERS} players")
+        if any(not n for n in names) or len(set(names)) != len(names):
+            raise RulesError("player names must be non-empty and different")
+        start = {
+            "type": "new_game",
+            "rules": rules,
+            "options": rulebook.options.to_dict(),
+            "players": names,
+        }
+        self.events: list[dict[str, Any]] = [start]
+        self._effective: list[dict[str, Any]] = [start]
+        self._start(start)
+
+    # -- state ------------------------------------------------------------------------
+    def _start(self, event: dict[str, Any]) -> None:
+        self.rulebook: Rulebook = get_rulebook(event["rules"], event["options"])
+        self.players: list[str] = list(event["players"])
+        self.table = Table([self.rulebook.new_sheet(p) for p in self.players])
+        self.written: list[Written] = []
+        self.current = 0
+        self.throw_no = 0
+        self.dice: tuple[Die, ...] | None = None
+        self.announced: str | None = None
+
+    @property
+    def rules(self) -> str:
+        return self.rulebook.id
+
+    @property
+    def player(self) -> str:
+        return self.players[self.current]
+
+    @property
+    def turn(self) -> int:
+        return len(self.written) + 1
+
+    @property
+    def finished(self) -> bool:
+        return self.rulebook.finished(self.table)
+
+    def totals(self, player: int | str) -> list[Total]:
+        return self.rulebook.totals(self.table, self._index(player))
+
+    def scores(self) -> dict[str, int]:
+        return {p: self.rulebook.grand_total(self.table, i) for i, p in enumerate(self.players)}
+
+    def winners(self) -> list[str]:
+        """The players with the best total once the game is over (several on a tie)."""
+        if not self.finished:
+            return []
+        scores = self.scores()
+        best = max(scores.values())
+        return [p for p, s in scores.items() if s == best]
+
+    def _index(self, player: int | str) -> int:
+        if isinstance(player, int):
+            if not 0 <= player < len(self.players):
+                raise RulesError(f"no player number {player}")
+            return player
+        try:
+            return self.players.index(player)
+        except ValueError:
+            raise RulesError(f"no player named {player!r}") from None
+
+    # -- actions ----------------------------------------------------------------------
+    def draw_order(self, throws: Mapping[str, DiceLike]) -> list[str]:
+        """Order the players by one throw each, highest total first (« désigné par les dés »)."""
+        event = {
+            "type": "order",
+            "throws": {p: format_dice(_dice(d)) for p, d in throws.items()},
+        }
+        self._do(event)
+        return list(self.players)
+
+    def throw(self, dice: DiceLike, keep: Iterable[int] = ()) -> tuple[Die, ...]:
+        """The dice after a throw; ``keep`` lists the positions of dice set aside (unchanged)."""
+        event = {"type": "throw", "dice": format_dice(_dice(dice)), "keep": sorted(set(keep))}
+        self._do(event)
+        assert self.dice is not None
+        return self.dice
+
+    def announce(self, box: str) -> None:
+        """Announce the extra throw (Yams impossible's sixth, Cameroun's third) for a box."""
+        self._do({"type": "announce", "box": box})
+
+    def choices(self) -> list[Entry]:
+        """The entries the current player may write now, best first."""
+        if self.finished:
+            raise RulesError("the game is over")
+        if self.dice is None:
+            raise RulesError(f"{self.player} has not thrown yet")
+        if self.announced is not None and self.throw_no <= self.rulebook.max_throws:
+            raise RulesError(f"throw again: the {self.rulebook.announced_throw} was announced")
+        return self.rulebook.choices(
+            self.table,
+            self.current,
+            self.dice,
+            first=self.throw_no == 1,
+            announced=self.announced,
+        )
+
+    def score(self, box: str | None = None) -> Written:
+        """Write the current dice in ``box`` (may be omitted after an announced throw)."""
+        self._do({"type": "score", "box": box})
+        return self.written[-1]
+
+    def undo(self) -> Written:
+        """Take back the last entry: its turn is open again with the dice as they were."""
+        last = self.written[-1] if self.written else None
+        self._do({"type": "undo"})
+        assert last is not None
+        return last
+
+    # -- events -----------------------------------------------------------------------
+    def _do(self, event: dict[str, Any]) -> None:
+        self._apply(event)
+        self.events.append(event)
+
+    def _apply(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        handler = {
+            "order": self._on_order,
+            "throw": self._on_throw,
+            "announce": self._on_announce,
+            "score": self._on_score,
+            "undo": self._on_undo,
+        }.get(kind)  # type: ignore[arg-type]
+        if handler is None:
+            raise RulesError(f"unknown event type {kind!r}")
+        try:
+            handler(event)
+        except (NotationError, KeyError, TypeError) as exc:
+            raise RulesError(f"malformed {kind} event: {exc}") from None
+        if kind != "undo":
+            self._effective.append(event)
+
+    def _on_order(self, event: dict[str, Any]) -> None:
+        if self.written or self.dice is not None:
+            raise RulesError("the order is drawn before the first throw")
+        throws = {p: parse_dice(d) for p, d in event["throws"].items()}
+        if sorted(throws) != sorted(self.players):
+            raise RulesError("draw the order with one throw for every player")
+        for d in throws.values():
+            self.rulebook.validate(d)
+        sums = {p: sum(x.value for x in d) for p, d in throws.items()}
+        tied = [p for p in self.players if list(sums.values()).count(sums[p]) > 1]
+        if tied:
+            raise RulesError(f"tie between {', '.join(tied)}: they throw again")
+        order = sorted(self.players, key=lambda p: -sums[p])
+        self.table.sheets.sort(key=lambda s: order.index(s.player))
+        self.players = order
+
+    def _on_throw(self, event: dict[str, Any]) -> None:
+        if self.finished:
+            raise RulesError("the game is over")
+        dice = parse_dice(event["dice"])
+        keep = [int(k) for k in event.get("keep", [])]
+        rb = self.rulebook
+        limit = rb.max_throws + (1 if self.announced is not None else 0)
+        if self.throw_no >= limit:
+            if self.announced is None and rb.announced_throw:
+                raise RulesError(
+                    f"{self.player} has thrown {self.throw_no} times: write an entry "
+                    f"or announce the {rb.announced_throw}"
+                )
+            raise RulesError(f"{self.player} has thrown {self.throw_no} times: write an entry")
+        rb.validate(dice)
+        if keep and self.dice is None:
+            raise RulesError("nothing to keep before the first throw of a turn")
+        for k in keep:
+            if not 0 <= k < len(dice):
+                raise RulesError(f"kept die {k} does not exist")
+            assert self.dice is not None
+            if dice[k] != self.dice[k]:
+                raise RulesError(f"die {k} was kept as {self.dice[k]}, not {dice[k]}")
+        self.dice = dice
+        self.throw_no += 1
+
+    def _on_announce(self, event: dict[str, Any]) -> None:
+        box = event["box"]
+        rb = self.rulebook
+        if rb.announced_throw is None:
+            raise RulesError(f"{rb.id} has no announced extra throw")
+        if self.announced is not None:
+            raise RulesError(f"the {rb.announced_throw} is already announced for {self.announced}")
+        if self.throw_no != rb.max_throws:
+            raise RulesError(f"the {rb.announced_throw} is announced after throw {rb.max_throws}")
+        rb.check_announce(box)
+        if not rb.is_open(self.table, self.current, box):
+            raise RulesError(f"box {box} is not open")
+        self.announced = box
+
+    def _on_score(self, event: dict[str, Any]) -> None:
+        box = event["box"]
+        options = self.choices()
+        if box is None:
+            if len(options) != 1:
+                raise RulesError("choose a box")
+            entry = options[0]
+        else:
+            self.rulebook.box(box)
+            found = [e for e in options if e.box == box]
+            if not found:
+                raise RulesError(f"box {box} cannot be written now")
+            entry = found[0]
+        assert self.dice is not None
+        self.rulebook.record(self.table, self.current, entry, self.announced)
+        self.written.append(
+            Written(self.turn, self.player, self.dice, self.throw_no, entry, self.announced)
+        )
+        self.current = (self.current + 1) % len(self.players)
+        self.throw_no = 0
+        self.dice = None
+        self.announced = None
+
+    def _on_undo(self, event: dict[str, Any]) -> None:
+        last = max((i for i, e in enumerate(self._effective) if e["type"] == "score"), default=None)
+        if last is None:
+            raise RulesError("nothing to undo")
+        effective = self._effective[:last]
+        self._effective = effective[:1]
+        self._start(effective[0])
+        for e in effective[1:]:
+            self._apply(e)
+
+    # -- JSON ---------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": "yamscope-game",
+            "version": FORMAT_VERSION,
+            "events": copy.deepcopy(self.events),
+            "state": {
+                "rules": self.rules,
+                "players": list(self.players),
+                "turn": self.turn,
+                "player": None if self.finished else self.player,
+                "throw": self.throw_no,
+                "dice": format_dice(self.dice) if self.dice else None,
+                "announced": self.announced,
+                "written": [w.to_json() for w in self.written],
+                "closed": dict(self.table.closed),
+                "totals": {
+                    p: {t.key: t.points for t in self.totals(i)} for i, p in enumerate(self.players)
+                },
+                "finished": self.finished,
+                "winners": self.winners(),
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Game:
+        """Replay a saved game. Only the events are read: the state is always recomputed."""
+        if not isinstance(data, Mapping) or data.get("format") != "yamscope-game":
+            raise RulesError("not a yamscope game file")
+        if data.get("version") != FORMAT_VERSION:
+            raise RulesError(f"unsupported game file version {data.get('version')!r}")
+        return cls.replay(data.get("events") or [])
+
+    @classmethod
+    def replay(cls, events: Sequence[Mapping[str, Any]]) -> Game:
+        if not events or events[0].get("type") != "new_game":
+            raise RulesError("a game log starts with a new_game event")
+        first = events[0]
+        try:
+            game = cls(first["rules"], first["players"], first.get("options"))
+        except KeyError as exc:
+            raise RulesError(f"new_game event lacks {exc}") from None
+        for n, event in enumerate(events[1:], start=1):
+            try:
+                game._do(dict(event))
+            except RulesError as exc:
+                raise RulesError(f"event {n} ({event.get('type')}): {exc}") from None
+        return game
