@@ -1,0 +1,1 @@
+"""The appliance: camera sources, the table session, the web page, storage, the CLI."""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from scoring.dice import NotationError, format_dice, parse_dice
 from scoring.entries import RulesError
@@ -15,6 +16,13 @@ from scoring.rulebooks import RULEBOOKS, get_rulebook
 
 class UsageError(Exception):
     """Bad input from the command line: one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports bad usage on one line (DESIGN.md), not usage text plus error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _option_value(text: str) -> Any:
@@ -26,18 +34,26 @@ def _option_value(text: str) -> Any:
     return int(text) if text.lstrip("-").isdigit() else text
 
 
-def _options(pairs: Sequence[str]) -> dict[str, Any]:
+def _options(pairs: Sequence[str], rules: str | None = None) -> dict[str, Any]:
+    """NAME=VALUE pairs; a value that is one of the option's listed choices keeps its type
+    (``carre=40`` is the choice "40", not the number 40)."""
+    fields = {}
+    if rules in RULEBOOKS:
+        fields = {f.name: f for f in dataclasses.fields(RULEBOOKS[rules].options_type)}
     out = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
+        name, value = name.strip(), value.strip()
         if not sep or not name:
             raise UsageError(f"--option wants NAME=VALUE, not {pair!r}")
-        out[name.strip()] = _option_value(value.strip())
+        choices = fields[name].metadata.get("choices") if name in fields else None
+        matching = [c for c in choices or () if str(c) == value]
+        out[name] = matching[0] if matching else _option_value(value)
     return out
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    rulebook = get_rulebook(args.rules, _options(args.option))
+    rulebook = get_rulebook(args.rules, _options(args.option, args.rules))
     dice = parse_dice(args.dice)
     entries = rulebook.score(dice, first=args.first, sixth=args.sixth)
     if args.json:
@@ -71,14 +87,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    from scoring.demo import play_demo
+    from device.demo import play_demo
 
     play_demo(rules=args.rules, seed=args.seed, turns=args.turns)
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="yamscope", description="A dice-table appliance that reads and scores Yams throws."
     )
     sub = parser.add_subparsers(dest="command", required=True)

@@ -1,0 +1,1 @@
+"""The shipped die-face model and the code that makes it (scenes, training, export)."""

@@ -1,0 +1,1 @@
+"""Pure game logic: dice and notation, rulebooks, games. Imports nothing beyond numpy."""

@@ -47,7 +47,7 @@ class Finish(StrEnum):
 
 _COLOUR_BY_LETTER = {c.letter: c for c in Colour}
 _FINISH_BY_LETTER = {f.letter: f for f in Finish}
-_TOKEN = re.compile(r"^(\d{1,2})([a-z]?)([a-z]?)$")
+_TOKEN = re.compile(r"^([0-9]{1,2})([a-z]?)([a-z]?)$")
 MAX_VALUE = 10
 
 

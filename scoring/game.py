@@ -14,7 +14,7 @@ from typing import Any
 
 from scoring.dice import Die, NotationError, format_dice, parse_dice
 from scoring.entries import Entry, RulesError
-from scoring.rulebooks import Rulebook, Table, Total, get_rulebook
+from scoring.rulebooks import Options, Rulebook, Table, Total, get_rulebook
 
 FORMAT_VERSION = 1
 MAX_PLAYERS = 12
@@ -22,11 +22,15 @@ DiceLike = str | Sequence[Die] | Sequence[str]
 
 
 def _dice(value: DiceLike) -> tuple[Die, ...]:
-    if isinstance(value, str):
-        return parse_dice(value)
-    if all(isinstance(d, Die) for d in value):
-        return tuple(value)  # type: ignore[arg-type]
-    return tuple(Die.from_json(d) for d in value)
+    """Dice given to an action; bad notation is refused as a RulesError like any other."""
+    try:
+        if isinstance(value, str):
+            return parse_dice(value)
+        if all(isinstance(d, Die) for d in value):
+            return tuple(value)  # type: ignore[arg-type]
+        return tuple(Die.from_json(d) for d in value)
+    except (NotationError, TypeError) as exc:
+        raise RulesError(f"bad dice: {exc}") from None
 
 
 @dataclass(frozen=True)
@@ -58,9 +62,11 @@ class Game:
         self,
         rules: str,
         players: Sequence[str],
-        options: Mapping[str, Any] | None = None,
+        options: Mapping[str, Any] | Options | None = None,
     ) -> None:
-        rulebook = get_rulebook(rules, dict(options or {}))
+        if not isinstance(options, Options):
+            options = dict(options or {})
+        rulebook = get_rulebook(rules, options)
         names = [str(p).strip() for p in players]
         if not names:
             raise RulesError("a game needs at least one player")
@@ -141,7 +147,11 @@ class Game:
 
     def throw(self, dice: DiceLike, keep: Iterable[int] = ()) -> tuple[Die, ...]:
         """The dice after a throw; ``keep`` lists the positions of dice set aside (unchanged)."""
-        event = {"type": "throw", "dice": format_dice(_dice(dice)), "keep": sorted(set(keep))}
+        try:
+            kept = sorted({int(k) for k in keep})
+        except (TypeError, ValueError):
+            raise RulesError(f"keep lists dice positions (0, 1, ...), not {keep!r}") from None
+        event = {"type": "throw", "dice": format_dice(_dice(dice)), "keep": kept}
         self._do(event)
         assert self.dice is not None
         return self.dice
@@ -196,7 +206,9 @@ class Game:
             raise RulesError(f"unknown event type {kind!r}")
         try:
             handler(event)
-        except (NotationError, KeyError, TypeError) as exc:
+        except RulesError:
+            raise
+        except (NotationError, KeyError, TypeError, ValueError, AttributeError) as exc:
             raise RulesError(f"malformed {kind} event: {exc}") from None
         if kind != "undo":
             self._effective.append(event)
@@ -325,14 +337,20 @@ class Game:
 
     @classmethod
     def replay(cls, events: Sequence[Mapping[str, Any]]) -> Game:
-        if not events or events[0].get("type") != "new_game":
+        if not isinstance(events, Sequence) or isinstance(events, str):
+            raise RulesError("a game log is a list of events")
+        if not events or not isinstance(events[0], Mapping) or events[0].get("type") != "new_game":
             raise RulesError("a game log starts with a new_game event")
         first = events[0]
         try:
             game = cls(first["rules"], first["players"], first.get("options"))
         except KeyError as exc:
-            raise RulesError(f"new_game event lacks {exc}") from None
+            raise RulesError(f"event 0 (new_game): lacks {exc}") from None
+        except (ValueError, TypeError, AttributeError) as exc:  # RulesError is a ValueError
+            raise RulesError(f"event 0 (new_game): {exc}") from None
         for n, event in enumerate(events[1:], start=1):
+            if not isinstance(event, Mapping):
+                raise RulesError(f"event {n}: not an event object: {event!r}")
             try:
                 game._do(dict(event))
             except RulesError as exc:

@@ -1,0 +1,1 @@
+"""Frames in, a read throw out (calibration, settle detection, segmentation, reading)."""

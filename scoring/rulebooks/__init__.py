@@ -22,4 +22,4 @@ def get_rulebook(rules: str, options: dict[str, Any] | Options | None = None) ->
     return cls(options)
 
 
-__all__ = ["RULEBOOKS", "Rulebook", "Sheet", "Table", "Total", "get_rulebook"]
+__all__ = ["RULEBOOKS", "Options", "Rulebook", "Sheet", "Table", "Total", "get_rulebook"]

@@ -34,7 +34,10 @@ class Options:
         for name, value in data.items():
             f = known[name]
             allowed = f.metadata.get("choices")
-            if allowed is not None and value not in allowed:
+            # same type as a listed choice: False == 0 and 100.0 == 100, but neither is one
+            if allowed is not None and not any(
+                type(value) is type(a) and value == a for a in allowed
+            ):
                 listed = ", ".join(repr(a) for a in allowed)
                 raise RulesError(f"option {name} must be one of {listed}, not {value!r}")
             if allowed is None and type(value) is not type(f.default):
@@ -143,6 +146,8 @@ class Rulebook(ABC):
         if sixth is None:
             return best_first(self.entries(dice, first=first), self.order)
         self.check_announce(sixth)
+        if first:
+            raise RulesError(f"the {self.announced_throw} is never the turn's first throw")
         chosen = self.announced(dice, sixth)
         name = self.box(sixth).label
         others = [

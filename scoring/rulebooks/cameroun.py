@@ -137,7 +137,8 @@ class Cameroun(Rulebook):
         if entry.points <= room:
             return entry
         why = f"{entry.why}, limité à {room} (total de la colonne : {self.capacity(entry.box)})"
-        return Entry(entry.box, entry.section, room, entry.base, (), entry.dice, why)
+        # the base is what the column can still take: points stay base × multipliers
+        return Entry(entry.box, entry.section, room, room, (), entry.dice, why)
 
     def record(self, table: Table, player: int, entry: Entry, announced: str | None = None) -> None:
         if announced is not None and entry.points == 0:

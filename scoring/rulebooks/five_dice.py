@@ -135,7 +135,8 @@ class FiveDice(Rulebook):
                 pts, used = need * top, matching
                 why = f"{label} : {need} × {top} = {pts}"
             else:
-                pts, used, why = int(rule), matching, f"{label} : {need} × {top} = {rule}"
+                pts, used = int(rule), matching
+                why = f"{label} : {need} × {top}, valeur fixe = {rule}"
             out.append(Entry(box, LOWER, pts, pts, (), used, why))
         shape = sorted(counts.values())
         if shape == [2, 3]:

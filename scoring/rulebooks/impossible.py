@@ -29,6 +29,7 @@ CHIFFRES, YAMS, SUITES, COMBINAISONS, DIFFERENCE = (
     "difference",
 )
 BONUS_THRESHOLD, BONUS = 330, 500
+MEAN_SUM = 55  # the mean sum of ten d10
 
 # box id, French label, dice needed (groups of identical dice, or run length), legal points
 OF_A_KIND = (
@@ -144,64 +145,82 @@ class _Throw:
     def __init__(self, dice: Sequence[Die]) -> None:
         self.dice = dice
         self.levels = _LEVELS_WITH_FINISH if all(d.finish for d in dice) else _LEVELS_COLOUR_ONLY
-        self.classes: list[dict[tuple, list[int]]] = []
+        # per level: class keys (value, attributes...), their sizes and member indices,
+        # largest classes first and higher values first among equals: stable picks
+        self.classes: list[tuple[list[tuple], list[int], list[list[int]]]] = []
+        # per level: maximal runs of values sharing the level's attributes
+        self.spans: list[list[tuple[int, int, dict[int, int]]]] = []
         for level in self.levels:
             classes: dict[tuple, list[int]] = defaultdict(list)
+            by_attr: dict[tuple, dict[int, int]] = defaultdict(dict)
             for i, d in enumerate(dice):
-                classes[(d.value, *level.attr(d))].append(i)
-            # largest classes first, higher values first among equals: stable picks
+                attr = level.attr(d)
+                classes[(d.value, *attr)].append(i)
+                by_attr[attr].setdefault(d.value, i)
+            ordered = sorted(classes.items(), key=lambda kv: (-len(kv[1]), -kv[0][0]))
             self.classes.append(
-                dict(sorted(classes.items(), key=lambda kv: (-len(kv[1]), -kv[0][0])))
+                ([k for k, _ in ordered], [len(m) for _, m in ordered], [m for _, m in ordered])
             )
+            self.spans.append([span for first in by_attr.values() for span in _spans(first)])
 
     def groups(self, sizes: Sequence[int], distinct: bool = False):
         """The best grouping of the dice into groups of identical dice of these sizes.
 
         Returns (level, [index tuples]) or None when the dice hold no such groups.
         """
-        for level, classes in zip(self.levels, self.classes, strict=True):
-            keys = list(classes)
-            caps = [len(classes[k]) for k in keys]
-            if sum(caps) < sum(sizes) or max(caps) < sizes[0]:
+        for level, (keys, sizes_of, members) in zip(self.levels, self.classes, strict=True):
+            if sizes_of[0] < sizes[0] or len(self.dice) < sum(sizes):
                 continue
             out: list[int] = []
-            if not _assign(caps, sizes, 0, out):
+            if not _assign(list(sizes_of), sizes, 0, out):
                 continue
             if distinct and len({keys[c][0] for c in out}) < len(out):
-                out = self._distinct(keys, classes, sizes)
+                out = _distinct(keys, sizes_of, sizes)
                 if not out:
                     continue
             taken: dict[int, int] = defaultdict(int)
             picked = []
             for size, c in zip(sizes, out, strict=True):
-                members = classes[keys[c]]
-                picked.append(tuple(members[taken[c] : taken[c] + size]))
+                picked.append(tuple(members[c][taken[c] : taken[c] + size]))
                 taken[c] += size
             return level, picked
         return None
 
-    @staticmethod
-    def _distinct(keys: list[tuple], classes: dict, sizes: Sequence[int]) -> list[int]:
-        """Two groups of different values (only asked for two-group fulls)."""
-        for a, ka in enumerate(keys):
-            if len(classes[ka]) < sizes[0]:
-                continue
-            for b, kb in enumerate(keys):
-                if b != a and kb[0] != ka[0] and len(classes[kb]) >= sizes[1]:
-                    return [a, b]
-        return []
-
     def run(self, length: int):
         """The best run of ``length`` consecutive values, one die each: (level, indices)."""
-        for level in self.levels:
-            by_attr: dict[tuple, dict[int, int]] = defaultdict(dict)
-            for i, d in enumerate(self.dice):
-                by_attr[level.attr(d)].setdefault(d.value, i)
-            for values in by_attr.values():
-                for start in range(11 - length, 0, -1):
-                    if all(v in values for v in range(start, start + length)):
-                        return level, tuple(values[v] for v in range(start, start + length))
+        for level, spans in zip(self.levels, self.spans, strict=True):
+            best = max(
+                (s for s in spans if s[1] - s[0] + 1 >= length), key=lambda s: s[1], default=None
+            )
+            if best is not None:
+                _, end, first = best
+                return level, tuple(first[v] for v in range(end - length + 1, end + 1))
         return None
+
+
+def _spans(first: dict[int, int]) -> list[tuple[int, int, dict[int, int]]]:
+    """Maximal runs (start, end) of the values present, with the first die of each value."""
+    out = []
+    v = 1
+    while v <= 10:
+        if v in first:
+            start = v
+            while v + 1 in first:
+                v += 1
+            out.append((start, v, first))
+        v += 1
+    return out
+
+
+def _distinct(keys: list[tuple], sizes_of: list[int], sizes: Sequence[int]) -> list[int]:
+    """Two groups of different values (only asked for two-group fulls)."""
+    for a, ka in enumerate(keys):
+        if sizes_of[a] < sizes[0]:
+            continue
+        for b, kb in enumerate(keys):
+            if b != a and kb[0] != ka[0] and sizes_of[b] >= sizes[1]:
+                return [a, b]
+    return []
 
 
 def _why(label: str, parts: str, multipliers: Sequence[Multiplier], points: int) -> str:
@@ -258,13 +277,16 @@ class Impossible(Rulebook):
         out += [self._combination(throw, bonus, *spec) for spec in COMBINATIONS]
         total = sum(d.value for d in dice)
         everything = tuple(range(len(dice)))
+        # plus and moins are worth what they add to the différence: rank them by how far
+        # the sum is from an average throw's (55), up for plus and down for moins
+        why = f"Plus : somme des dés = {total} (le plus grand est le meilleur)"
         out.append(
-            Entry(
-                "plus", DIFFERENCE, total, total, (), everything, f"Plus : somme des dés = {total}"
-            )
+            Entry("plus", DIFFERENCE, total, total, (), everything, why, rank=total - MEAN_SUM)
         )
         why = f"Moins : somme des dés = {total} (le plus petit est le meilleur)"
-        out.append(Entry("moins", DIFFERENCE, total, total, (), everything, why, rank=110 - total))
+        out.append(
+            Entry("moins", DIFFERENCE, total, total, (), everything, why, rank=MEAN_SUM - total)
+        )
         return out
 
     @staticmethod
@@ -274,12 +296,12 @@ class Impossible(Rulebook):
         if 5 <= len(idx) < 10:
             # « cinq dés 10 rouges valent 100 points dans les 10 »: five identical dice of
             # one colour (or of one finish) score the box's maximum, ten times the value.
-            for level, classes in zip(throw.levels, throw.classes, strict=True):
+            for level, (keys, _, members) in zip(throw.levels, throw.classes, strict=True):
                 if len(level.multipliers) != 1:
                     continue
-                for key, members in classes.items():
-                    if key[0] == v and len(members) >= 5:
-                        used = tuple(members[:5])
+                for key, group in zip(keys, members, strict=True):
+                    if key[0] == v and len(group) >= 5:
+                        used = tuple(group[:5])
                         parts = f"cinq {v}{level.words(throw.dice[used[0]])}"
                         why = _why(f"Les {v}", parts, level.multipliers, 10 * v)
                         return Entry(box, CHIFFRES, 10 * v, 5 * v, level.multipliers, used, why)

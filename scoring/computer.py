@@ -1,0 +1,102 @@
+"""Computer players, and the dice they throw when nobody is at the table.
+
+A computer player answers the two questions of a turn through the same ``Game`` the humans
+use: which dice to keep (or stop), and which box to write. « Au niveau facile, il garde
+seulement le chiffre qui est sorti le plus souvent » (seed 004); the strong players are the
+advisors' and register here by name.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable
+from typing import Protocol
+
+from scoring.dice import Colour, Die, Finish
+from scoring.game import Game
+
+# The simulated set of Yams impossible: five red and five white d10, each colour with both
+# finishes, so that colour and finish harmonies are different events.
+IMPOSSIBLE_SET = (
+    *((Colour.RED, f) for f in (Finish.FROSTED,) * 3 + (Finish.TRANSPARENT,) * 2),
+    *((Colour.WHITE, f) for f in (Finish.FROSTED,) * 2 + (Finish.TRANSPARENT,) * 3),
+)
+
+
+class ComputerPlayer(Protocol):
+    """What the table asks a computer player during its turn."""
+
+    def keep(self, game: Game) -> list[int] | None:
+        """Positions of the dice to set aside before the next throw; None to stop and write."""
+        ...
+
+    def announce(self, game: Game) -> tuple[str, list[int]] | None:
+        """The box to announce the extra throw for and the dice to keep, or None."""
+        ...
+
+    def choose(self, game: Game) -> str | None:
+        """The box to write the current dice in (None only after an announced throw)."""
+        ...
+
+
+class Facile:
+    """Keeps the value that came up most (the highest on a tie), writes the best entry."""
+
+    def keep(self, game: Game) -> list[int] | None:
+        assert game.dice is not None
+        counts = Counter(d.value for d in game.dice)
+        value = max(counts, key=lambda v: (counts[v], v))
+        if counts[value] == len(game.dice):
+            return None
+        return [i for i, d in enumerate(game.dice) if d.value == value]
+
+    def announce(self, game: Game) -> tuple[str, list[int]] | None:
+        return None
+
+    def choose(self, game: Game) -> str | None:
+        return game.choices()[0].box
+
+
+PLAYERS: dict[str, Callable[[str], ComputerPlayer]] = {"facile": lambda rules: Facile()}
+
+
+def computer_player(kind: str, rules: str) -> ComputerPlayer:
+    try:
+        return PLAYERS[kind](rules)
+    except KeyError:
+        raise ValueError(
+            f"unknown computer player {kind!r} (known: {', '.join(PLAYERS)})"
+        ) from None
+
+
+def roll(game: Game, rng: random.Random, keep: list[int] | None = None) -> tuple[Die, ...]:
+    """The dice after a throw: kept positions unchanged, the others thrown again."""
+    rb = game.rulebook
+    top = 6 if rb.kind == "d6" else 10
+    if game.dice is None:
+        if rb.id == "impossible":
+            return tuple(Die(rng.randint(1, top), c, f) for c, f in IMPOSSIBLE_SET)
+        return tuple(Die(rng.randint(1, top)) for _ in range(rb.dice_count))
+    kept = set(keep or ())
+    return tuple(
+        d if i in kept else Die(rng.randint(1, top), d.colour, d.finish)
+        for i, d in enumerate(game.dice)
+    )
+
+
+def play_turn(game: Game, player: ComputerPlayer, rng: random.Random) -> None:
+    """One whole turn of the current player: throws, optional announced throw, the entry."""
+    game.throw(roll(game, rng))
+    while game.throw_no < game.rulebook.max_throws:
+        keep = player.keep(game)
+        if keep is None:
+            break
+        game.throw(roll(game, rng, keep), keep)
+    if game.throw_no == game.rulebook.max_throws and game.rulebook.announced_throw:
+        announced = player.announce(game)
+        if announced is not None:
+            box, keep = announced
+            game.announce(box)
+            game.throw(roll(game, rng, keep), keep)
+    game.score(player.choose(game))
