@@ -284,6 +284,7 @@ class Game:
             entry = found[0]
         assert self.dice is not None
         self.rulebook.record(self.table, self.current, entry, self.announced)
+        self.table.sheets[self.current].turns += 1
         self.written.append(
             Written(self.turn, self.player, self.dice, self.throw_no, entry, self.announced)
         )

@@ -20,7 +20,7 @@ from scoring.entries import Box, Entry, RulesError, best_first
 
 @dataclass(frozen=True)
 class Options:
-    """Pre-game choices. Subclasses declare fields; ``choices`` metadata lists legal values."""
+    """Pre-game choices. Subclasses declare fields with ``option`` (default, help, legal values)."""
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> Self:
@@ -42,6 +42,9 @@ class Options:
                 raise RulesError(f"option {name} must be one of {listed}, not {value!r}")
             if allowed is None and type(value) is not type(f.default):
                 raise RulesError(f"option {name} must be {type(f.default).__name__}, not {value!r}")
+            bounds = f.metadata.get("bounds")
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                raise RulesError(f"option {name} must be {bounds[0]} to {bounds[1]}, not {value}")
         return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -53,8 +56,14 @@ class Options:
         return [(f.name, f.default, f.metadata.get("help", "")) for f in dataclasses.fields(cls)]
 
 
-def option(default: Any, help: str, choices: Sequence[Any] | None = None) -> Any:
-    return field(default=default, metadata={"help": help, "choices": choices})
+def option(
+    default: Any,
+    help: str,
+    choices: Sequence[Any] | None = None,
+    bounds: tuple[int, int] | None = None,
+) -> Any:
+    """A pre-game option: its default, what it means, and its legal values or range."""
+    return field(default=default, metadata={"help": help, "choices": choices, "bounds": bounds})
 
 
 @dataclass
@@ -64,9 +73,15 @@ class Sheet:
     player: str
     cells: dict[str, int] = field(default_factory=dict)
     extras: dict[str, int] = field(default_factory=dict)
+    turns: int = 0  # turns played: Cameroun ends after a number of them
 
     def to_json(self) -> dict[str, Any]:
-        return {"player": self.player, "cells": dict(self.cells), "extras": dict(self.extras)}
+        return {
+            "player": self.player,
+            "cells": dict(self.cells),
+            "extras": dict(self.extras),
+            "turns": self.turns,
+        }
 
 
 @dataclass

@@ -6,7 +6,8 @@ most six times its number across all players (« Ce total est égal à six fois 
 and P, G, F, Q hold one entry each. When a column's total is reached it is closed for
 everyone; points beyond it are not counted. The third throw must be announced for one
 column: failing it on a number column scores nothing this turn, failing it on P, G, F or Q
-crosses that column for everyone. The game ends when every column is closed.
+crosses that column for everyone. The game ends when every column is closed, or when each
+player has had ten turns (« Chaque joueur jette ses cinq dés dix fois de suite »).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 from scoring.dice import Die
 from scoring.entries import Box, Entry, RulesError
-from scoring.rulebooks.base import Options, Rulebook, Table, Total
+from scoring.rulebooks.base import Options, Rulebook, Table, Total, option
 
 NUMBERS, FIGURES = "chiffres", "figures"
 BOXES = (
@@ -33,7 +34,12 @@ QUINTE = 30
 
 @dataclass(frozen=True)
 class CamerounOptions(Options):
-    """The text leaves nothing we found worth a pre-game choice; see docs/rules.md."""
+    turns: int = option(
+        10,
+        "Turns each player plays at most (« Chaque joueur jette ses cinq dés dix fois de "
+        "suite »); the game ends sooner when every column is closed. 0: no limit.",
+        bounds=(0, 100),
+    )
 
 
 class Cameroun(Rulebook):
@@ -45,6 +51,7 @@ class Cameroun(Rulebook):
     announced_throw = "3e jet"
     boxes = BOXES
     options_type = CamerounOptions
+    options: CamerounOptions
 
     def validate(self, dice: Sequence[Die]) -> None:
         super().validate(dice)
@@ -155,7 +162,10 @@ class Cameroun(Rulebook):
             table.closed[entry.box] = f"fermée par {table.sheets[player].player}"
 
     def finished(self, table: Table) -> bool:
-        return all(b.id in table.closed for b in self.boxes)
+        if all(b.id in table.closed for b in self.boxes):
+            return True
+        limit = self.options.turns
+        return bool(limit) and all(s.turns >= limit for s in table.sheets)
 
     def totals(self, table: Table, player: int) -> list[Total]:
         cells = table.sheets[player].cells

@@ -54,10 +54,14 @@ def test_ten_columns() -> None:
     assert CAM.announced_throw is not None
 
 
-def test_no_options() -> None:
-    assert CAM.options.to_dict() == {}
+def test_only_option_is_the_turn_limit() -> None:
+    assert CAM.options.to_dict() == {"turns": 10}
+    assert get_rulebook("cameroun", {"turns": 0}).options.turns == 0
     with pytest.raises(RulesError):
         get_rulebook("cameroun", {"brelan": "sum"})
+    for bad in (-1, 101, "10", 2.0, True):
+        with pytest.raises(RulesError):
+            get_rulebook("cameroun", {"turns": bad})
 
 
 @pytest.mark.parametrize(
@@ -423,3 +427,29 @@ def test_a_whole_game_ends_when_every_column_is_closed() -> None:
     assert a == 30 + 25 + 20 + 15 + 10 + 5 + 15 + 7
     assert b == 6 + 5 + 4 + 3 + 2 + 1 + 20
     assert a + b == sum(6 * v for v in range(1, 7)) + 15 + 20 + 7
+
+
+def test_game_ends_after_ten_turns_each_when_columns_stay_open() -> None:
+    from scoring.game import Game
+
+    game = Game("cameroun", ["a", "b"])
+    # 2 2 3 4 6 fills no figure: every turn writes in a number column or passes
+    for _ in range(19):
+        game.throw("2 2 3 4 6")
+        game.score("P")  # a pass: P stays open
+        assert not game.finished
+    game.throw("2 2 3 4 6")
+    game.score("P")
+    assert game.finished
+    assert [s.turns for s in game.table.sheets] == [10, 10]
+    assert "P" not in game.table.closed
+
+
+def test_no_turn_limit_plays_on() -> None:
+    from scoring.game import Game
+
+    game = Game("cameroun", ["a"], {"turns": 0})
+    for _ in range(30):
+        game.throw("2 2 3 4 6")
+        game.score("P")
+    assert not game.finished
