@@ -7,6 +7,7 @@ import dataclasses
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 from scoring.dice import NotationError, format_dice, parse_dice
@@ -78,6 +79,46 @@ def cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from device.plots import bins_for, histogram_png, text_histogram
+    from scoring.computer import PLAYERS
+    from scoring.simulate import simulate
+
+    kinds = [k.strip() for k in args.players.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in PLAYERS]
+    if not kinds or unknown:
+        raise UsageError(
+            f"--players takes a comma list of {', '.join(PLAYERS)}; not {args.players!r}"
+        )
+    if args.games < 1:
+        raise UsageError("--games must be at least 1")
+    if args.plot and not Path(args.plot).resolve().parent.is_dir():
+        raise UsageError(f"--plot: no folder {Path(args.plot).parent} to write into")
+    options = _options(args.option, args.rules)
+    with tqdm(total=args.games, unit="game", disable=args.quiet, file=sys.stderr) as bar:
+        results = simulate(
+            args.rules, kinds, args.games, args.seed, options, lambda n: bar.update(n - bar.n)
+        )
+    print(f"{args.rules}: {args.games} games, seed {args.seed}, players {', '.join(kinds)}")
+    print(
+        f"{'player':<12} {'mean':>8} {'stdev':>7} {'min':>6} {'median':>7} {'max':>6} {'wins':>7}"
+    )
+    for row in results.summary():
+        print(
+            f"{row['player']:<12} {row['mean']:8.2f} {row['stdev']:7.2f} {row['min']:6d} "
+            f"{row['median']:7.1f} {row['max']:6d} {row['wins']:7.1f}"
+        )
+    edges = bins_for(results.scores)
+    for name, scores in zip(results.players, results.scores, strict=True):
+        print(text_histogram(name, scores, edges))
+    if args.plot:
+        title = f"{args.rules}: {args.games} parties"
+        print(f"plot: {histogram_png(args.plot, title, results.players, results.scores)}")
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from scoring.benchmark import bench_scoring
 
@@ -120,6 +161,22 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--seed", type=int, default=1)
     bench.set_defaults(func=cmd_bench)
 
+    sim = sub.add_parser(
+        "simulate",
+        help="play games between computer players and print the scores",
+        description="Mean, spread and a histogram of the final scores of computer players.",
+    )
+    sim.add_argument("--rules", required=True, choices=sorted(RULEBOOKS))
+    sim.add_argument("--players", default="facile", help="comma list, e.g. difficile,facile")
+    sim.add_argument("--games", type=int, default=100)
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--plot", metavar="PNG", help="also draw the histogram into this PNG")
+    sim.add_argument("--quiet", action="store_true", help="no progress bar")
+    sim.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE", help="a rulebook option"
+    )
+    sim.set_defaults(func=cmd_simulate)
+
     demo = sub.add_parser("demo", help="play a few simulated turns and show the engine's advice")
     demo.add_argument("--rules", default="impossible", choices=sorted(RULEBOOKS))
     demo.add_argument("--seed", type=int, default=None)
@@ -139,6 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into head: not an error of ours
         sys.stderr.close()
         return 0
+    except OSError as exc:  # a file that cannot be read or written
+        print(f"yamscope: error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
