@@ -29,7 +29,13 @@ BOXES = (
     Box("chance", LOWER, "Chance"),
 )
 FIXED = {"full": 25, "petite_suite": 30, "grande_suite": 40, "yams": 50}
-JOKER_BOXES = ("full", "petite_suite", "grande_suite")
+JOKERS = ("none", "free", "forced", "verhoeff")
+JOKER_HELP = (
+    "A further Yam's as joker for the Full and the suites: none; free (in any open box, "
+    "at full value); forced (official Yahtzee: its upper box if open, else a lower box); "
+    "verhoeff (official scoring with a free choice of box: full value only once the "
+    "face's upper box is written)."
+)
 
 
 @dataclass(frozen=True)
@@ -57,9 +63,8 @@ class FiveDiceOptions(Options):
     )
     joker: str = option(
         "none",
-        "A further Yam's as joker for the Full and the suites: none; free (any open box, "
-        "full value); forced (official Yahtzee: its upper box if open, else a lower box).",
-        ("none", "free", "forced"),
+        JOKER_HELP,
+        JOKERS,
     )
     joker_after_zero: bool = option(
         False,
@@ -80,9 +85,8 @@ class YahtzeeOptions(FiveDiceOptions):
     )
     joker: str = option(
         "free",
-        "A further Yam's as joker for the Full and the suites: none; free (any open box, "
-        "full value); forced (official Yahtzee: its upper box if open, else a lower box).",
-        ("none", "free", "forced"),
+        JOKER_HELP,
+        JOKERS,
     )
 
 
@@ -201,6 +205,7 @@ class FiveDice(Rulebook):
             is_yams
             and self.options.joker != "none"
             and (yams_cell == 50 or (yams_cell == 0 and self.options.joker_after_zero))
+            and (self.options.joker != "verhoeff" or str(values[0]) in cells)
         )
         bonus = self.options.yams_bonus if is_yams and yams_cell == 50 else 0
         entries = [e for e in self._entries(dice, joker=joker_on) if e.box not in cells]
