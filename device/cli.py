@@ -8,11 +8,14 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from scoring.dice import NotationError, format_dice, parse_dice
 from scoring.entries import RulesError
 from scoring.rulebooks import RULEBOOKS, get_rulebook
+
+if TYPE_CHECKING:
+    from scoring.game import Game
 
 
 class UsageError(Exception):
@@ -82,6 +85,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_simulate(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from device.paths import cache_dir
     from device.plots import bins_for, histogram_png, text_histogram
     from scoring.computer import PLAYERS
     from scoring.simulate import simulate
@@ -99,7 +103,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     options = _options(args.option, args.rules)
     with tqdm(total=args.games, unit="game", disable=args.quiet, file=sys.stderr) as bar:
         results = simulate(
-            args.rules, kinds, args.games, args.seed, options, lambda n: bar.update(n - bar.n)
+            args.rules,
+            kinds,
+            args.games,
+            args.seed,
+            options,
+            lambda n: bar.update(n - bar.n),
+            str(cache_dir()),
         )
     print(f"{args.rules}: {args.games} games, seed {args.seed}, players {', '.join(kinds)}")
     print(
@@ -116,6 +126,102 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.plot:
         title = f"{args.rules}: {args.games} parties"
         print(f"plot: {histogram_png(args.plot, title, results.players, results.scores)}")
+    return 0
+
+
+def _load_game(path: str, rules: str) -> Game:
+    from scoring.game import Game
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{path} is not JSON: {exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path} is not a text file") from None
+    game = Game.from_json(data)
+    if game.rules != rules:
+        raise UsageError(f"{path} is a {game.rules} game, not {rules}")
+    return game
+
+
+def _print_advice(advice: Any, dice: str, player: str, throw: int, rulebook: Any) -> None:
+    print(
+        f"{rulebook.name} — {player}, jet {throw}/{rulebook.max_throws} : {dice}\n"
+        f"score final espéré en jouant au mieux : {advice.expected:.2f}"
+    )
+    best = advice.best
+    if hasattr(best, "keep"):
+        print(f"conseil : garder {' '.join(map(str, best.keep)) or 'rien'} et relancer")
+    else:
+        print(f"conseil : inscrire en {best.box} ({best.points} points)")
+    if advice.keeps:
+        print("garder            espéré    perte   chances de remplir")
+        for k in advice.keeps[:8]:
+            likely = sorted(k.fill.items(), key=lambda bp: -bp[1])[:3]
+            odds = ", ".join(f"{b} {p:.0%}" for b, p in likely if p >= 0.005)
+            kept = " ".join(map(str, k.keep)) or "rien"
+            print(f"{kept:<16} {k.expected:8.2f} {k.loss:8.2f}   {odds}")
+    print("inscrire          points   espéré    perte")
+    for b in advice.boxes:
+        bonus = f"+{b.bonus}" if b.bonus else ""
+        print(f"{b.box:<16} {b.points:>4}{bonus:<4} {b.expected:8.2f} {b.loss:8.2f}")
+
+
+def cmd_advise(args: argparse.Namespace) -> int:
+    from device.paths import cache_dir
+    from scoring.advisor.moment import advise_game, expected_score, keep_cost
+    from scoring.game import Game
+
+    if args.game and args.option:
+        raise UsageError("--option comes from the game file when --game is given")
+    rulebook = get_rulebook(args.rules, _options(args.option, args.rules))
+    if args.expected:
+        value, how = expected_score(rulebook, cache_dir())
+        print(f"{rulebook.name}: {value:.4f} ({how})")
+        return 0
+    if args.dice is None or args.throw is None:
+        raise UsageError("give --dice and --throw (or --expected)")
+    if args.chose and args.kept is not None:
+        raise UsageError("ask about --chose or --kept, not both")
+    game = _load_game(args.game, args.rules) if args.game else Game(args.rules, ["joueur"])
+    if game.finished:
+        raise UsageError("the game is over: nothing to advise")
+    moment = game.turn_start()
+    if not 1 <= args.throw <= rulebook.max_throws:
+        raise UsageError(f"--throw must be 1 to {rulebook.max_throws} for {rulebook.id}")
+    for _ in range(args.throw):
+        moment.throw(args.dice)
+    advice = advise_game(moment, cache_dir())
+    assert moment.dice is not None
+    coach = None
+    if args.chose:
+        options = {b.box: b for b in advice.boxes}
+        if args.chose not in options:
+            raise UsageError(f"{args.chose} cannot be written now")
+        chosen = options[args.chose]
+        coach = {"choice": f"inscrire en {args.chose}", "expected": chosen.expected}
+        coach["loss"] = chosen.loss
+    elif args.kept is not None:
+        try:
+            positions = [int(p) for p in args.kept.replace(",", " ").split()]
+            values = [moment.dice[p].value for p in positions]
+        except (ValueError, IndexError):
+            raise UsageError(f"--kept lists dice positions 0 to {len(moment.dice) - 1}") from None
+        if not advice.keeps:
+            raise UsageError("no throw is left: nothing can be kept")
+        kept = keep_cost(advice, values)
+        label = " ".join(map(str, kept.keep)) or "rien"
+        coach = {"choice": f"garder {label}", "expected": kept.expected, "loss": kept.loss}
+    if args.json:
+        out = {"rules": rulebook.id, "player": moment.player, "throw": args.throw}
+        out |= {"dice": [str(d) for d in moment.dice], **advice.to_json()}
+        if coach:
+            out["coach"] = {**coach, "loss": round(coach["loss"], 4)}
+        print(json.dumps(out, ensure_ascii=False))
+        return 0
+    _print_advice(advice, format_dice(moment.dice), moment.player, args.throw, moment.rulebook)
+    if coach:
+        print(f"coach : {coach['choice']} coûte {coach['loss']:.2f} points d'espérance")
     return 0
 
 
@@ -176,6 +282,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--option", action="append", default=[], metavar="NAME=VALUE", help="a rulebook option"
     )
     sim.set_defaults(func=cmd_simulate)
+
+    adv = sub.add_parser(
+        "advise",
+        help="which dice to keep and where to write, with what each choice costs",
+        description="Keep and entry advice at one moment of a game (a saved game file, or a "
+        "new game), or with --expected the expected score of a new game under best play.",
+    )
+    adv.add_argument("--rules", required=True, choices=sorted(RULEBOOKS))
+    adv.add_argument("--expected", action="store_true", help="expected score of a new game")
+    adv.add_argument("--game", metavar="FILE", help="a saved game (JSON); default: a new game")
+    adv.add_argument("--dice", help="the dice on the table, e.g. '6 6 6 2 3'")
+    adv.add_argument("--throw", type=int, help="which throw of the turn these dice are (1, 2, ...)")
+    adv.add_argument("--chose", metavar="BOX", help="coach: what writing BOX costs")
+    adv.add_argument("--kept", metavar="POSITIONS", help="coach: what keeping these dice costs")
+    adv.add_argument("--json", action="store_true", help="JSON for tools")
+    adv.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE", help="a rulebook option"
+    )
+    adv.set_defaults(func=cmd_advise)
 
     demo = sub.add_parser("demo", help="play a few simulated turns and show the engine's advice")
     demo.add_argument("--rules", default="impossible", choices=sorted(RULEBOOKS))

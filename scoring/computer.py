@@ -58,16 +58,26 @@ class Facile:
         return game.choices()[0].box
 
 
-PLAYERS: dict[str, Callable[[str], ComputerPlayer]] = {"facile": lambda rules: Facile()}
+def _difficile(rules: str, cache_dir: str | None) -> ComputerPlayer:
+    """The advisor of each rulebook, as a player (imported here: solvers load numpy)."""
+    if rules in ("yams", "yahtzee"):
+        from scoring.advisor.five_dice_player import FiveDiceDifficile
+
+        return FiveDiceDifficile(cache_dir)
+    raise ValueError(f"no difficile player for {rules} yet")
 
 
-def computer_player(kind: str, rules: str) -> ComputerPlayer:
-    try:
-        return PLAYERS[kind](rules)
-    except KeyError:
-        raise ValueError(
-            f"unknown computer player {kind!r} (known: {', '.join(PLAYERS)})"
-        ) from None
+PLAYERS: dict[str, Callable[[str, str | None], ComputerPlayer]] = {
+    "facile": lambda rules, cache_dir: Facile(),
+    "difficile": _difficile,
+}
+
+
+def computer_player(kind: str, rules: str, cache_dir: str | None = None) -> ComputerPlayer:
+    """A computer player by name; ``cache_dir`` keeps solved strategies between runs."""
+    if kind not in PLAYERS:
+        raise ValueError(f"unknown computer player {kind!r} (known: {', '.join(PLAYERS)})")
+    return PLAYERS[kind](rules, cache_dir)
 
 
 def roll(game: Game, rng: random.Random, keep: list[int] | None = None) -> tuple[Die, ...]:

@@ -303,6 +303,17 @@ class Game:
         for e in effective[1:]:
             self._apply(e)
 
+    def turn_start(self) -> Game:
+        """A copy of this game at the start of the current turn, its throws taken back.
+
+        An advisor asked about a described moment (these dice, at throw n) replays the
+        throws on this copy; the game itself and its log are left alone.
+        """
+        turn_begins = max(
+            i for i, e in enumerate(self._effective) if e["type"] in ("new_game", "order", "score")
+        )
+        return Game.replay(self._effective[: turn_begins + 1])
+
     # -- JSON ---------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         return {

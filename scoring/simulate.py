@@ -66,11 +66,12 @@ def simulate(
     seed: int = 0,
     options: dict | None = None,
     progress: Callable[[int], None] | None = None,
+    cache_dir: str | None = None,
 ) -> Results:
     """Play ``games`` games with one computer player of each kind, in the order given."""
     rng = random.Random(seed)
     names = [f"{k}{i + 1}" if kinds.count(k) > 1 else k for i, k in enumerate(kinds)]
-    players = [computer_player(k, rules) for k in kinds]
+    players = [computer_player(k, rules, cache_dir) for k in kinds]
     results = Results(rules, names, [[] for _ in kinds], [0.0 for _ in kinds])
     for n in range(games):
         game = play_game(rules, players, rng, names, options)

@@ -919,3 +919,17 @@ def test_replay_ignores_the_saved_state():
     game = Game.from_json(data)
     assert totals(game, "Alice")["total"] == 30
     assert game.winners() == []
+
+
+def test_turn_start_takes_back_the_current_turns_throws_only() -> None:
+    game = Game("yams", ["a", "b"])
+    game.throw("1 1 1 2 3")
+    game.score("1")
+    game.throw("6 6 6 2 3")
+    game.throw("6 6 6 6 3", keep=[0, 1, 2])
+    start = game.turn_start()
+    assert (start.player, start.throw_no, start.dice) == ("b", 0, None)
+    assert start.table.sheets[0].cells == {"1": 3}
+    assert game.throw_no == 2 and len(game.events) == 5  # the game itself is unchanged
+    fresh = Game("yams", ["a"])
+    assert fresh.turn_start().to_json()["state"] == fresh.to_json()["state"]

@@ -1,0 +1,140 @@
+"""`yamscope advise` as a user runs it: expected score, advice at a moment, coach, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from scoring.game import Game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("cache")
+
+
+def run(cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "YAMSCOPE_CACHE_DIR": str(cache)}
+    return subprocess.run(
+        [sys.executable, "-m", "device.cli", "advise", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def advise_json(cache: Path, *args: str) -> dict:
+    done = run(cache, "--json", *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_expected_score_of_a_new_game_is_the_published_optimum(cache: Path) -> None:
+    done = run(cache, "--rules", "yams", "--expected")
+    assert done.returncode == 0, done.stderr
+    assert "245.8708" in done.stdout
+    assert list(cache.rglob("*.npz"))  # the solve is kept for the next call
+
+
+def test_advice_on_a_new_game_keeps_the_three_sixes(cache: Path) -> None:
+    out = advise_json(cache, "--rules", "yams", "--dice", "6 6 6 2 3", "--throw", "1")
+    assert out["best"]["keep"] == [6, 6, 6]
+    assert out["best"]["dice"] == [0, 1, 2]
+    losses = [k["loss"] for k in out["keeps"]]
+    assert losses[0] == 0 and losses == sorted(losses)
+    boxes = {b["box"]: b for b in out["boxes"]}
+    assert set(boxes) == {b.id for b in Game("yams", ["x"]).rulebook.boxes}
+    assert boxes["brelan"]["points"] == 23
+    assert all(b["loss"] > 0 for b in out["boxes"])  # keeping beats every entry now
+    assert sum(out["keeps"][0]["fill"].values()) == pytest.approx(1, abs=1e-3)
+
+
+def test_last_throw_has_no_keeps_and_best_is_a_box(cache: Path) -> None:
+    out = advise_json(cache, "--rules", "yams", "--dice", "2 3 4 5 6", "--throw", "3")
+    assert out["keeps"] == []
+    assert out["best"]["box"] == out["boxes"][0]["box"] == "grande_suite"
+
+
+def test_advice_reads_the_sheet_of_a_saved_game(cache: Path, tmp_path: Path) -> None:
+    game = Game("yams", ["ana", "bob"])
+    game.throw("2 3 4 5 6")
+    game.score("grande_suite")
+    game.throw("1 1 2 3 4")
+    game.score("1")
+    game.throw("5 5 1 2 3")  # ana's turn in progress: the advice replaces these throws
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(game.to_json()))
+    args = ("--rules", "yams", "--game", str(path), "--dice", "2 3 4 5 6", "--throw", "1")
+    out = advise_json(cache, *args)
+    assert "grande_suite" not in {b["box"] for b in out["boxes"]}  # already written by ana
+    assert out["player"] == "ana"
+    assert json.loads(path.read_text()) == game.to_json()  # the file is left alone
+
+
+def test_coach_says_what_a_choice_costs(cache: Path) -> None:
+    args = ("--rules", "yams", "--dice", "6 6 6 2 3", "--throw", "2")
+    best = advise_json(cache, *args)
+    chose = advise_json(cache, *args, "--chose", "chance")
+    chance = next(b for b in best["boxes"] if b["box"] == "chance")
+    assert chose["coach"]["loss"] == pytest.approx(chance["loss"], abs=1e-4)
+    assert chose["coach"]["loss"] > 0
+    kept = advise_json(cache, *args, "--kept", "0,1,2")
+    assert kept["coach"]["loss"] == 0
+    text = run(cache, *args, "--kept", "3")
+    assert text.returncode == 0 and "coach" in text.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--rules", "yams"],
+        ["--rules", "yams", "--dice", "6 6 6 2 3", "--throw", "4"],
+        ["--rules", "yams", "--dice", "6 6 6 2", "--throw", "1"],
+        ["--rules", "yams", "--dice", "6 6 6 2 9", "--throw", "1"],
+        ["--rules", "yams", "--dice", "6 6 6 2 3", "--throw", "1", "--chose", "nope"],
+        ["--rules", "yams", "--dice", "6 6 6 2 3", "--throw", "1", "--kept", "7"],
+        ["--rules", "yams", "--dice", "6 6 6 2 3", "--throw", "3", "--kept", "0"],
+        ["--rules", "yams", "--game", "/nonexistent.json", "--dice", "1 2 3 4 5", "--throw", "1"],
+    ],
+)
+def test_bad_input_one_line_on_stderr(cache: Path, args: list[str]) -> None:
+    done = run(cache, *args)
+    assert done.returncode != 0
+    assert done.stdout == ""
+    assert done.stderr.strip() and "\n" not in done.stderr.strip()
+
+
+def test_bad_game_files(cache: Path, tmp_path: Path) -> None:
+    cases = {
+        "notjson.json": "{nope",
+        "notgame.json": json.dumps({"hello": 1}),
+        "other.json": json.dumps(Game("yahtzee", ["a"]).to_json()),
+    }
+    for name, text in cases.items():
+        path = tmp_path / name
+        path.write_text(text)
+        done = run(
+            cache, "--rules", "yams", "--game", str(path), "--dice", "1 2 3 4 5", "--throw", "1"
+        )
+        assert done.returncode != 0, name
+        assert done.stderr.strip() and "\n" not in done.stderr.strip(), name
+
+
+def test_a_corrupt_cache_is_rebuilt_not_trusted(tmp_path: Path) -> None:
+    first = run(tmp_path, "--rules", "yams", "--expected")
+    assert "245.8708" in first.stdout
+    for path in tmp_path.rglob("*.npz"):
+        path.write_bytes(b"garbage")
+    again = run(tmp_path, "--rules", "yams", "--expected")
+    assert again.returncode == 0 and "245.8708" in again.stdout
