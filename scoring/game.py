@@ -181,6 +181,12 @@ class Game:
         self._do({"type": "score", "box": box})
         return self.written[-1]
 
+    def correct(self, dice: DiceLike) -> tuple[Die, ...]:
+        """Replace the dice of the current throw (a misread die): same turn, same throw."""
+        self._do({"type": "correct", "dice": format_dice(_dice(dice))})
+        assert self.dice is not None
+        return self.dice
+
     def undo(self) -> Written:
         """Take back the last entry: its turn is open again with the dice as they were."""
         last = self.written[-1] if self.written else None
@@ -200,6 +206,7 @@ class Game:
             "throw": self._on_throw,
             "announce": self._on_announce,
             "score": self._on_score,
+            "correct": self._on_correct,
             "undo": self._on_undo,
         }.get(kind)  # type: ignore[arg-type]
         if handler is None:
@@ -254,6 +261,13 @@ class Game:
                 raise RulesError(f"die {k} was kept as {self.dice[k]}, not {dice[k]}")
         self.dice = dice
         self.throw_no += 1
+
+    def _on_correct(self, event: dict[str, Any]) -> None:
+        if self.dice is None:
+            raise RulesError("no throw to correct")
+        dice = parse_dice(event["dice"])
+        self.rulebook.validate(dice)
+        self.dice = dice
 
     def _on_announce(self, event: dict[str, Any]) -> None:
         box = event["box"]
@@ -311,7 +325,7 @@ class Game:
         """
         turn_begins = max(
             i for i, e in enumerate(self._effective) if e["type"] in ("new_game", "order", "score")
-        )
+        )  # throws, corrections and announcements after it belong to the current turn
         return Game.replay(self._effective[: turn_begins + 1])
 
     # -- JSON ---------------------------------------------------------------------------

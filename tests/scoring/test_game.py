@@ -933,3 +933,28 @@ def test_turn_start_takes_back_the_current_turns_throws_only() -> None:
     assert game.throw_no == 2 and len(game.events) == 5  # the game itself is unchanged
     fresh = Game("yams", ["a"])
     assert fresh.turn_start().to_json()["state"] == fresh.to_json()["state"]
+
+
+def test_correct_replaces_the_dice_of_the_current_throw() -> None:
+    game = Game("impossible", ["a"])
+    game.throw("1r 2r 3r 4r 5r 6w 7w 8w 9w 10w")
+    game.correct("1r 1r 3r 4r 5r 6w 7w 8w 9w 10w")  # the second die was misread
+    assert game.throw_no == 1
+    assert str(game.dice[1]) == "1r"
+    ones = next(e for e in game.choices() if e.box == "1")
+    assert ones.points == 2
+    replayed = Game.from_json(json.loads(json.dumps(game.to_json())))
+    assert replayed.dice == game.dice
+    assert [e["type"] for e in game.events] == ["new_game", "throw", "correct"]
+
+
+def test_bad_corrections_change_nothing() -> None:
+    game = Game("impossible", ["a"])
+    with pytest.raises(RulesError):
+        game.correct("1r 2r 3r 4r 5r 6w 7w 8w 9w 10w")  # nothing thrown yet
+    game.throw("1r 2r 3r 4r 5r 6w 7w 8w 9w 10w")
+    before = game.to_json()
+    for bad in ("1r 2r 3r 4r 5r 6r 7w 8w 9w 10w", "1r 2r", "11r 2r 3r 4r 5r 6w 7w 8w 9w 10w"):
+        with pytest.raises(RulesError):
+            game.correct(bad)
+    assert game.to_json() == before

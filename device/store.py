@@ -1,0 +1,311 @@
+"""The table's records in one SQLite file: every game's events, throws, entries, corrections.
+
+Why this shape: a game *is* its event log (``scoring.game``), so the log is what must never
+be lost. Each action is written in its own transaction with the journal in WAL mode and
+``synchronous=FULL``: once ``append`` returns, a power cut cannot take the action back, and
+on restart the game is rebuilt by replaying its events. The other tables (throws with their
+snapshot, entries, corrections with the dice crops) are the records players and the model's
+fine-tuning read; they are written in the same transaction as the event they come from.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from scoring.entries import RulesError
+from scoring.game import Game
+
+# Each migration brings the file from version i to i + 1 (PRAGMA user_version).
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        rules TEXT NOT NULL,
+        players TEXT NOT NULL,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        finished INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE events (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        body TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    );
+    CREATE TABLE throws (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        seq INTEGER NOT NULL,
+        player TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        throw INTEGER NOT NULL,
+        dice TEXT NOT NULL,
+        at TEXT NOT NULL,
+        snapshot BLOB
+    );
+    CREATE TABLE entries (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        seq INTEGER NOT NULL,
+        player TEXT NOT NULL,
+        turn INTEGER NOT NULL,
+        box TEXT NOT NULL,
+        points INTEGER NOT NULL,
+        bonus INTEGER NOT NULL,
+        why TEXT NOT NULL,
+        at TEXT NOT NULL,
+        undone INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE corrections (
+        id INTEGER PRIMARY KEY,
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        seq INTEGER NOT NULL,
+        before TEXT NOT NULL,
+        after TEXT NOT NULL,
+        at TEXT NOT NULL
+    );
+    CREATE TABLE crops (
+        correction_id INTEGER NOT NULL REFERENCES corrections(id),
+        die INTEGER NOT NULL,
+        label TEXT NOT NULL,
+        image BLOB NOT NULL,
+        PRIMARY KEY (correction_id, die)
+    );
+    CREATE INDEX throws_by_game ON throws (game_id, seq);
+    CREATE INDEX entries_by_game ON entries (game_id, seq);
+    """,
+)
+
+
+class StoreError(RuntimeError):
+    """The records file cannot be used as asked (newer version, corrupt, out of step)."""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class Store:
+    """One SQLite file. Open it once per process; every method is one transaction."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path} is not a yamscope records file: {exc}") from None
+
+    def close(self) -> None:
+        self._db.close()
+
+    @property
+    def version(self) -> int:
+        return self._db.execute("PRAGMA user_version").fetchone()[0]
+
+    def _migrate(self) -> None:
+        version = self.version
+        if version > len(MIGRATIONS):
+            raise StoreError(
+                f"{self.path} was written by a newer yamscope (schema {version}, "
+                f"this one knows {len(MIGRATIONS)})"
+            )
+        for number in range(version, len(MIGRATIONS)):
+            script = f"BEGIN IMMEDIATE;{MIGRATIONS[number]};PRAGMA user_version = {number + 1};"
+            try:
+                self._db.executescript(script + "COMMIT;")
+            except sqlite3.Error:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        try:
+            if not self._db.in_transaction:
+                self._db.execute("BEGIN IMMEDIATE")
+            yield self._db
+            self._db.execute("COMMIT")
+        except BaseException:
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            raise
+
+    # -- games ----------------------------------------------------------------------------
+    def create(self, game: Game) -> int:
+        """Keep a new game (its log holds only its new_game event, and maybe an order)."""
+        now = _now()
+        with self._transaction() as db:
+            cur = db.execute(
+                "INSERT INTO games (rules, players, created, updated) VALUES (?, ?, ?, ?)",
+                (game.rules, json.dumps(game.players), now, now),
+            )
+            game_id = int(cur.lastrowid or 0)
+            for seq, event in enumerate(game.events):
+                self._insert_event(db, game_id, seq, event, now)
+        return game_id
+
+    def append(
+        self,
+        game_id: int,
+        game: Game,
+        *,
+        snapshot: bytes | None = None,
+        crops: Sequence[tuple[int, bytes]] = (),
+    ) -> None:
+        """Keep the game's newest event, and the record it makes (throw, entry, correction).
+
+        Call it after each action: the stored log must be one event behind ``game``.
+        ``snapshot``: the photo a throw was read from; ``crops``: (die, PNG) of corrected
+        dice, kept as labelled data.
+        """
+        now = _now()
+        with self._transaction() as db:
+            stored = db.execute(
+                "SELECT COUNT(*) FROM events WHERE game_id = ?", (game_id,)
+            ).fetchone()[0]
+            if stored == 0:
+                raise StoreError(f"no game {game_id}")
+            if stored != len(game.events) - 1:
+                raise StoreError(
+                    f"game {game_id} has {stored} events kept, the game {len(game.events)}"
+                )
+            event = game.events[-1]
+            self._insert_event(db, game_id, stored, event, now)
+            self._insert_record(db, game_id, stored, event, game, now, snapshot, crops)
+            db.execute(
+                "UPDATE games SET updated = ?, finished = ?, players = ? WHERE id = ?",
+                (now, int(game.finished), json.dumps(game.players), game_id),
+            )
+
+    @staticmethod
+    def _insert_event(db: sqlite3.Connection, game_id: int, seq: int, event: dict, at: str):
+        db.execute(
+            "INSERT INTO events (game_id, seq, type, body, at) VALUES (?, ?, ?, ?, ?)",
+            (game_id, seq, event["type"], json.dumps(event, ensure_ascii=False), at),
+        )
+
+    @staticmethod
+    def _insert_record(db, game_id, seq, event, game: Game, at, snapshot, crops) -> None:
+        kind = event["type"]
+        if kind == "throw":
+            db.execute(
+                "INSERT INTO throws (game_id, seq, player, turn, throw, dice, at, snapshot)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (game_id, seq, game.player, game.turn, game.throw_no, event["dice"], at, snapshot),
+            )
+        elif kind == "score":
+            w = game.written[-1]
+            db.execute(
+                "INSERT INTO entries (game_id, seq, player, turn, box, points, bonus, why, at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (game_id, seq, w.player, w.turn, w.entry.box, w.entry.points, w.entry.bonus,
+                 w.entry.why, at),
+            )  # fmt: skip
+        elif kind == "undo":
+            db.execute(
+                "UPDATE entries SET undone = 1 WHERE id = (SELECT MAX(id) FROM entries"
+                " WHERE game_id = ? AND undone = 0)",
+                (game_id,),
+            )
+        elif kind == "correct":
+            before = db.execute(
+                "SELECT body FROM events WHERE game_id = ? AND seq < ? AND type IN"
+                " ('throw', 'correct') ORDER BY seq DESC LIMIT 1",
+                (game_id, seq),
+            ).fetchone()
+            cur = db.execute(
+                "INSERT INTO corrections (game_id, seq, before, after, at) VALUES (?, ?, ?, ?, ?)",
+                (game_id, seq, json.loads(before[0])["dice"] if before else "", event["dice"], at),
+            )
+            labels = event["dice"].split()
+            for die, image in crops:
+                db.execute(
+                    "INSERT INTO crops (correction_id, die, label, image) VALUES (?, ?, ?, ?)",
+                    (cur.lastrowid, die, labels[die], image),
+                )
+
+    def events(self, game_id: int) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        ).fetchall()
+        if not rows:
+            raise StoreError(f"no game {game_id}")
+        return [json.loads(body) for (body,) in rows]
+
+    def load(self, game_id: int) -> Game:
+        """The game as it was after its last kept event."""
+        try:
+            return Game.replay(self.events(game_id))
+        except RulesError as exc:
+            raise StoreError(f"game {game_id} cannot be replayed: {exc}") from None
+
+    def latest_open_game(self) -> int | None:
+        """The unfinished game played most recently: the one to resume after a restart."""
+        row = self._db.execute(
+            "SELECT id FROM games WHERE finished = 0 ORDER BY updated DESC, id DESC LIMIT 1"
+        ).fetchone()
+        return row[0] if row else None
+
+    def games(self) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT id, rules, players, created, updated, finished FROM games ORDER BY id"
+        ).fetchall()
+        keys = ("id", "rules", "players", "created", "updated", "finished")
+        out = [dict(zip(keys, row, strict=True)) for row in rows]
+        for game in out:
+            game["players"] = json.loads(game["players"])
+            game["finished"] = bool(game["finished"])
+        return out
+
+    def throws(self, game_id: int) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT id, seq, player, turn, throw, dice, at, snapshot IS NOT NULL FROM throws"
+            " WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        ).fetchall()
+        keys = ("id", "seq", "player", "turn", "throw", "dice", "at", "has_snapshot")
+        return [dict(zip(keys, row, strict=True)) for row in rows]
+
+    def snapshot(self, throw_id: int) -> bytes | None:
+        row = self._db.execute("SELECT snapshot FROM throws WHERE id = ?", (throw_id,)).fetchone()
+        return row[0] if row else None
+
+    def entries(self, game_id: int) -> list[dict[str, Any]]:
+        rows = self._db.execute(
+            "SELECT seq, player, turn, box, points, bonus, why, at, undone FROM entries"
+            " WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        ).fetchall()
+        keys = ("seq", "player", "turn", "box", "points", "bonus", "why", "at", "undone")
+        return [dict(zip(keys, row, strict=True)) | {"undone": bool(row[-1])} for row in rows]
+
+    def corrections(self, game_id: int | None = None) -> list[dict[str, Any]]:
+        """Corrections with their crops: (die, label, PNG bytes) for fine-tuning."""
+        where, args = ("WHERE game_id = ?", (game_id,)) if game_id is not None else ("", ())
+        rows = self._db.execute(
+            f"SELECT id, game_id, seq, before, after, at FROM corrections {where} ORDER BY id",
+            args,
+        ).fetchall()
+        out = []
+        for cid, gid, seq, before, after, at in rows:
+            crops = self._db.execute(
+                "SELECT die, label, image FROM crops WHERE correction_id = ? ORDER BY die", (cid,)
+            ).fetchall()
+            out.append(
+                {"id": cid, "game_id": gid, "seq": seq, "before": before, "after": after,
+                 "at": at, "crops": [tuple(c) for c in crops]}
+            )  # fmt: skip
+        return out
