@@ -13,7 +13,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 run: $(VENV)/.installed
-	$(BIN)/yamscope demo
+	$(BIN)/yamscope serve
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

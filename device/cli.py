@@ -144,32 +144,45 @@ def _load_game(path: str, rules: str) -> Game:
     return game
 
 
-def _print_advice(advice: Any, dice: str, player: str, throw: int, rulebook: Any) -> None:
+def _print_advice(advice: dict[str, Any], dice: str, player: str, throw: int, rb: Any) -> None:
+    score = advice["objective"] == "score"
+    unit = "score final espéré" if score else "chance de gagner"
+
+    def fmt(value: float) -> str:
+        return f"{value:8.2f}" if score else f"{value:8.1%}"
+
+    print(f"{rb.name} — {player}, jet {throw}/{rb.max_throws} : {dice}")
+    print(f"{unit} en jouant au mieux : {fmt(advice['value']).strip()}")
+    best = advice["best"]
+    kept = " ".join(map(str, best.get("keep", []))) or "rien"
     print(
-        f"{rulebook.name} — {player}, jet {throw}/{rulebook.max_throws} : {dice}\n"
-        f"score final espéré en jouant au mieux : {advice.expected:.2f}"
+        {
+            "write": f"conseil : inscrire en {best.get('box')} ({best.get('entry_points')} points)",
+            "keep": f"conseil : garder {kept} et relancer",
+            "announce": f"conseil : annoncer {best.get('box')}, garder {kept} et relancer",
+        }[best["action"]]
     )
-    best = advice.best
-    if hasattr(best, "keep"):
-        print(f"conseil : garder {' '.join(map(str, best.keep)) or 'rien'} et relancer")
-    else:
-        print(f"conseil : inscrire en {best.box} ({best.points} points)")
-    if advice.keeps:
-        print("garder            espéré    perte   chances de remplir")
-        for k in advice.keeps[:8]:
-            likely = sorted(k.fill.items(), key=lambda bp: -bp[1])[:3]
+    if advice["keeps"]:
+        print(f"garder           {'valeur':>8} {'perte':>8}   chances de remplir")
+        for k in advice["keeps"][:8]:
+            likely = sorted(k["fill"].items(), key=lambda bp: -bp[1])[:3]
             odds = ", ".join(f"{b} {p:.0%}" for b, p in likely if p >= 0.005)
-            kept = " ".join(map(str, k.keep)) or "rien"
-            print(f"{kept:<16} {k.expected:8.2f} {k.loss:8.2f}   {odds}")
-    print("inscrire          points   espéré    perte")
-    for b in advice.boxes:
-        bonus = f"+{b.bonus}" if b.bonus else ""
-        print(f"{b.box:<16} {b.points:>4}{bonus:<4} {b.expected:8.2f} {b.loss:8.2f}")
+            faces = " ".join(map(str, k["keep"])) or "rien"
+            print(f"{faces:<16} {fmt(k['value'])} {fmt(k['loss'])}   {odds}")
+    if advice["announces"]:
+        print(f"annoncer         {'valeur':>8} {'perte':>8}   garder")
+        for a in advice["announces"][:5]:
+            faces = " ".join(map(str, a["keep"])) or "rien"
+            print(f"{a['box']:<16} {fmt(a['value'])} {fmt(a['loss'])}   {faces}")
+    print(f"inscrire         points {'valeur':>8} {'perte':>8}")
+    for e in advice["entries"]:
+        bonus = f"+{e['bonus']}" if e.get("bonus") else ""
+        print(f"{e['box']:<16} {e['entry_points']:>4}{bonus:<4}{fmt(e['value'])} {fmt(e['loss'])}")
 
 
 def cmd_advise(args: argparse.Namespace) -> int:
     from device.paths import cache_dir
-    from scoring.advisor.moment import advise_game, expected_score, keep_cost
+    from scoring.advisor.moment import advise_game, expected_score, keep_option
     from scoring.game import Game
 
     if args.game and args.option:
@@ -195,34 +208,38 @@ def cmd_advise(args: argparse.Namespace) -> int:
     assert moment.dice is not None
     coach = None
     if args.chose:
-        options = {b.box: b for b in advice.boxes}
+        options = {e["box"]: e for e in advice["entries"]}
         if args.chose not in options:
             raise UsageError(f"{args.chose} cannot be written now")
-        chosen = options[args.chose]
-        coach = {"choice": f"inscrire en {args.chose}", "expected": chosen.expected}
-        coach["loss"] = chosen.loss
+        coach = {"choice": f"inscrire en {args.chose}", **_value_loss(options[args.chose])}
     elif args.kept is not None:
         try:
             positions = [int(p) for p in args.kept.replace(",", " ").split()]
             values = [moment.dice[p].value for p in positions]
         except (ValueError, IndexError):
             raise UsageError(f"--kept lists dice positions 0 to {len(moment.dice) - 1}") from None
-        if not advice.keeps:
-            raise UsageError("no throw is left: nothing can be kept")
-        kept = keep_cost(advice, values)
-        label = " ".join(map(str, kept.keep)) or "rien"
-        coach = {"choice": f"garder {label}", "expected": kept.expected, "loss": kept.loss}
+        if not advice["keeps"]:
+            raise UsageError("no free throw is left: nothing can be kept")
+        kept = keep_option(advice, values)
+        label = " ".join(map(str, kept["keep"])) or "rien"
+        coach = {"choice": f"garder {label}", **_value_loss(kept)}
     if args.json:
         out = {"rules": rulebook.id, "player": moment.player, "throw": args.throw}
-        out |= {"dice": [str(d) for d in moment.dice], **advice.to_json()}
+        out |= {"dice": [str(d) for d in moment.dice], **advice}
         if coach:
-            out["coach"] = {**coach, "loss": round(coach["loss"], 4)}
+            out["coach"] = coach
         print(json.dumps(out, ensure_ascii=False))
         return 0
     _print_advice(advice, format_dice(moment.dice), moment.player, args.throw, moment.rulebook)
     if coach:
-        print(f"coach : {coach['choice']} coûte {coach['loss']:.2f} points d'espérance")
+        unit = "points d'espérance" if advice["objective"] == "score" else "de chance de gagner"
+        loss = coach["loss"] if advice["objective"] == "score" else coach["loss"] * 100
+        print(f"coach : {coach['choice']} coûte {loss:.2f} {unit}")
     return 0
+
+
+def _value_loss(option: dict[str, Any]) -> dict[str, float]:
+    return {"value": round(option["value"], 6), "loss": round(option["loss"], 6)}
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -238,6 +255,51 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     play_demo(rules=args.rules, seed=args.seed, turns=args.turns)
     return 0
+
+
+def cmd_validate_config(args: argparse.Namespace) -> int:
+    """Check a configuration file before the appliance starts on it; or print the example."""
+    from device.config import Config, ConfigError, load_config
+    from device.config_toml import toml_value
+
+    if args.print_defaults:
+        if args.file:
+            raise UsageError("give a FILE to check or --print-defaults, not both")
+        sys.stdout.write(Config().to_toml())
+        return 0
+    if not args.file:
+        raise UsageError("give a FILE to check (or --print-defaults)")
+    try:
+        config = load_config(Path(args.file))
+    except ConfigError as exc:
+        for problem in exc.problems:
+            print(f"{args.file}: {problem}", file=sys.stderr)
+        return 2
+    print(f"{args.file}: valid")
+    changes = config.changes()
+    for key, value, default in changes:
+        shown = '"****"' if key == "server.pin" else toml_value(value)  # not in logs
+        print(
+            f"  {key} = {shown}"
+            + (f"  (default {toml_value(default)})" if default is not None else "")
+        )
+    if not changes:
+        print("  every value is the default")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from device.paths import default_database
+    from device.serve import ServeError, check, serve
+
+    try:
+        check(args.host, args.pin, args.camera)
+    except ServeError as exc:
+        raise UsageError(str(exc)) from None
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port must be 0 to 65535")
+    data = Path(args.data) if args.data else default_database()
+    return serve(args.host, args.port, data, args.pin, advice=not args.no_advice)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -307,6 +369,38 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=None)
     demo.add_argument("--turns", type=int, default=4)
     demo.set_defaults(func=cmd_demo)
+
+    check = sub.add_parser(
+        "validate-config",
+        help="check a configuration file, or print the documented defaults",
+        description="Check a configuration file: every problem on its own line, exit status "
+        "2; valid, the values that differ from the defaults. --print-defaults writes a "
+        "commented example with every key and its default.",
+    )
+    check.add_argument("file", nargs="?", metavar="FILE", help="the TOML file to check")
+    check.add_argument(
+        "--print-defaults", action="store_true", help="print the default configuration, commented"
+    )
+    check.set_defaults(func=cmd_validate_config)
+
+    srv = sub.add_parser(
+        "serve",
+        help="the appliance: the table page and its API",
+        description="Serve the table page (/) and the JSON API (/api/). Binds to 127.0.0.1 "
+        "unless told otherwise; any other address needs --pin.",
+    )
+    srv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    srv.add_argument("--port", type=int, default=8600, help="port (default 8600)")
+    srv.add_argument(
+        "--data",
+        metavar="PATH",
+        help="the SQLite records file (default: yamscope.db in the user data folder, "
+        "or in $YAMSCOPE_DATA_DIR)",
+    )
+    srv.add_argument("--pin", help="a code every changing action needs (required off loopback)")
+    srv.add_argument("--camera", metavar="SPEC", help="the dice source; only 'simulated' for now")
+    srv.add_argument("--no-advice", action="store_true", help="do not compute the advisor's advice")
+    srv.set_defaults(func=cmd_serve)
     return parser
 
 

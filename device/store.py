@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -94,34 +95,51 @@ def _now() -> str:
 
 
 class Store:
-    """One SQLite file. Open it once per process; every method is one transaction."""
+    """One SQLite file. Open it once per process; every method is one transaction.
+
+    The web server's threads share the one connection, so a lock keeps each method's
+    statements together: without it, one thread's COMMIT would end another's transaction.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path} cannot be opened: {exc}") from None
+        try:
+            self._check_version()  # before any PRAGMA that writes: a refused file stays as it was
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
         except sqlite3.DatabaseError as exc:
+            self._db.close()
             raise StoreError(f"{self.path} is not a yamscope records file: {exc}") from None
+        except BaseException:
+            self._db.close()
+            raise
 
     def close(self) -> None:
         self._db.close()
 
     @property
     def version(self) -> int:
-        return self._db.execute("PRAGMA user_version").fetchone()[0]
+        row = self._one("PRAGMA user_version")
+        return row[0] if row else 0
 
-    def _migrate(self) -> None:
+    def _check_version(self) -> None:
         version = self.version
         if version > len(MIGRATIONS):
             raise StoreError(
                 f"{self.path} was written by a newer yamscope (schema {version}, "
                 f"this one knows {len(MIGRATIONS)})"
             )
+
+    def _migrate(self) -> None:
+        version = self.version
         for number in range(version, len(MIGRATIONS)):
             script = f"BEGIN IMMEDIATE;{MIGRATIONS[number]};PRAGMA user_version = {number + 1};"
             try:
@@ -133,15 +151,25 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        try:
-            if not self._db.in_transaction:
-                self._db.execute("BEGIN IMMEDIATE")
-            yield self._db
-            self._db.execute("COMMIT")
-        except BaseException:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
-            raise
+        with self._lock:
+            try:
+                if not self._db.in_transaction:
+                    self._db.execute("BEGIN IMMEDIATE")
+                yield self._db
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def _all(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
+        """A read, under the lock: never in the middle of another thread's transaction."""
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def _one(self, sql: str, args: Sequence[Any] = ()) -> tuple | None:
+        with self._lock:
+            return self._db.execute(sql, args).fetchone()
 
     # -- games ----------------------------------------------------------------------------
     def create(self, game: Game) -> int:
@@ -238,9 +266,7 @@ class Store:
                 )
 
     def events(self, game_id: int) -> list[dict[str, Any]]:
-        rows = self._db.execute(
-            "SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-        ).fetchall()
+        rows = self._all("SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,))
         if not rows:
             raise StoreError(f"no game {game_id}")
         return [json.loads(body) for (body,) in rows]
@@ -254,15 +280,15 @@ class Store:
 
     def latest_open_game(self) -> int | None:
         """The unfinished game played most recently: the one to resume after a restart."""
-        row = self._db.execute(
+        row = self._one(
             "SELECT id FROM games WHERE finished = 0 ORDER BY updated DESC, id DESC LIMIT 1"
-        ).fetchone()
+        )
         return row[0] if row else None
 
     def games(self) -> list[dict[str, Any]]:
-        rows = self._db.execute(
+        rows = self._all(
             "SELECT id, rules, players, created, updated, finished FROM games ORDER BY id"
-        ).fetchall()
+        )
         keys = ("id", "rules", "players", "created", "updated", "finished")
         out = [dict(zip(keys, row, strict=True)) for row in rows]
         for game in out:
@@ -271,39 +297,39 @@ class Store:
         return out
 
     def throws(self, game_id: int) -> list[dict[str, Any]]:
-        rows = self._db.execute(
+        rows = self._all(
             "SELECT id, seq, player, turn, throw, dice, at, snapshot IS NOT NULL FROM throws"
             " WHERE game_id = ? ORDER BY seq",
             (game_id,),
-        ).fetchall()
+        )
         keys = ("id", "seq", "player", "turn", "throw", "dice", "at", "has_snapshot")
-        return [dict(zip(keys, row, strict=True)) for row in rows]
+        return [dict(zip(keys, row, strict=True)) | {"has_snapshot": bool(row[-1])} for row in rows]
 
     def snapshot(self, throw_id: int) -> bytes | None:
-        row = self._db.execute("SELECT snapshot FROM throws WHERE id = ?", (throw_id,)).fetchone()
+        row = self._one("SELECT snapshot FROM throws WHERE id = ?", (throw_id,))
         return row[0] if row else None
 
     def entries(self, game_id: int) -> list[dict[str, Any]]:
-        rows = self._db.execute(
+        rows = self._all(
             "SELECT seq, player, turn, box, points, bonus, why, at, undone FROM entries"
             " WHERE game_id = ? ORDER BY seq",
             (game_id,),
-        ).fetchall()
+        )
         keys = ("seq", "player", "turn", "box", "points", "bonus", "why", "at", "undone")
         return [dict(zip(keys, row, strict=True)) | {"undone": bool(row[-1])} for row in rows]
 
     def corrections(self, game_id: int | None = None) -> list[dict[str, Any]]:
         """Corrections with their crops: (die, label, PNG bytes) for fine-tuning."""
         where, args = ("WHERE game_id = ?", (game_id,)) if game_id is not None else ("", ())
-        rows = self._db.execute(
+        rows = self._all(
             f"SELECT id, game_id, seq, before, after, at FROM corrections {where} ORDER BY id",
             args,
-        ).fetchall()
+        )
         out = []
         for cid, gid, seq, before, after, at in rows:
-            crops = self._db.execute(
+            crops = self._all(
                 "SELECT die, label, image FROM crops WHERE correction_id = ? ORDER BY die", (cid,)
-            ).fetchall()
+            )
             out.append(
                 {"id": cid, "game_id": gid, "seq": seq, "before": before, "after": after,
                  "at": at, "crops": [tuple(c) for c in crops]}

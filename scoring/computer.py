@@ -64,6 +64,10 @@ def _difficile(rules: str, cache_dir: str | None) -> ComputerPlayer:
         from scoring.advisor.five_dice_player import FiveDiceDifficile
 
         return FiveDiceDifficile(cache_dir)
+    if rules == "cameroun":
+        from scoring.advisor.cameroun import Difficile
+
+        return Difficile()
     raise ValueError(f"no difficile player for {rules} yet")
 
 

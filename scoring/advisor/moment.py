@@ -1,15 +1,25 @@
-"""Advice at one moment of a game, whatever the rulebook: the keeps and the entries, ranked.
+"""Advice at one moment of a game, whatever the rulebook, in one shape.
 
-Each rulebook has its own advisor; this module picks it and gives the answers one shape
-(``Advice``), so the command line, the web page and the coach read them all alike.
+Each rulebook has its own advisor (an exact solve for the five-dice games, a turn solver
+against shared-column values for Cameroun, ...); the command line, the web page and the
+coach read their answers alike, as a dict:
+
+``objective``: "score" (values are expected final scores) or "win" (chances to win);
+``value``: the value of the best option; ``best``: that option, with its ``action``
+("write", "keep" or "announce"); ``entries``: each box the player may write now, with
+``entry_points`` (what the box receives), ``value`` and ``loss`` (best value minus this
+one); ``keeps``: each distinct set of dice to keep (``keep`` the faces, ``dice`` their
+positions) with ``value``, ``loss`` and ``fill`` (chance each open box is written this
+turn); ``announces``: announced throws (box and keep) where the rulebook has them.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
-from scoring.advisor.advice import Advice, KeepOption, advise
+from scoring.advisor.advice import Advice, advise
 from scoring.advisor.strategy import solve
 from scoring.entries import RulesError
 from scoring.game import Game
@@ -18,16 +28,56 @@ from scoring.rulebooks import Rulebook
 FIVE_DICE = ("yams", "yahtzee")
 
 
-def advise_game(game: Game, cache_dir: str | os.PathLike[str] | None = None) -> Advice:
+def advise_game(game: Game, cache_dir: str | os.PathLike[str] | None = None) -> dict[str, Any]:
     """Advice for the current player of ``game``, with the dice it has on the table."""
+    if game.finished:
+        raise RulesError("the game is over: nothing to advise")
     if game.dice is None:
         raise RulesError(f"{game.player} has not thrown yet: nothing to advise")
     rb = game.rulebook
     if rb.id in FIVE_DICE:
         strategy = solve(rb, cache_dir)
         sheet = game.table.sheets[game.current]
-        return advise(rb, sheet, game.dice, rb.max_throws - game.throw_no, strategy=strategy)
+        throws_left = rb.max_throws - game.throw_no
+        return _five_dice(advise(rb, sheet, game.dice, throws_left, strategy=strategy))
+    if rb.id == "cameroun":
+        from scoring.advisor import cameroun
+
+        return cameroun.advise(game)
     raise RulesError(f"no advisor for {rb.id} yet")
+
+
+def _five_dice(advice: Advice) -> dict[str, Any]:
+    entries = [
+        {
+            "box": b.box,
+            "entry_points": b.points,
+            "bonus": b.bonus,
+            "why": b.why,
+            "value": b.expected,
+            "loss": b.loss,
+        }
+        for b in advice.boxes
+    ]
+    keeps = [
+        {"keep": list(k.keep), "dice": list(k.dice), "value": k.expected, "loss": k.loss,
+         "fill": k.fill}
+        for k in advice.keeps
+    ]  # fmt: skip
+    best = advice.best
+    if hasattr(best, "box"):
+        chosen = {"action": "write", **next(e for e in entries if e["box"] == best.box)}
+    else:
+        chosen = {"action": "keep", **next(k for k in keeps if k["keep"] == list(best.keep))}
+    return {
+        "objective": "score",
+        "value": advice.expected,
+        "best": chosen,
+        "entries": entries,
+        "keeps": keeps,
+        "announces": [],
+        "fill": advice.fill,
+    }
 
 
 def expected_score(
@@ -37,13 +87,16 @@ def expected_score(
     if rulebook.id in FIVE_DICE:
         value = solve(rulebook, cache_dir).expected_score
         return value, "exact optimum of solitaire play"
-    raise RulesError(f"no advisor for {rulebook.id} yet")
+    raise RulesError(
+        f"{rulebook.id} is not solved exactly: estimate it with "
+        f"`yamscope simulate --rules {rulebook.id} --players difficile`"
+    )
 
 
-def keep_cost(advice: Advice, values: Sequence[int]) -> KeepOption:
-    """The keep option that sets aside these face values (the coach's question)."""
-    wanted = tuple(sorted(values))
-    for option in advice.keeps:
-        if option.keep == wanted:
+def keep_option(advice: dict[str, Any], values: Sequence[int]) -> dict[str, Any]:
+    """The keep that sets aside these face values (the coach's question)."""
+    wanted = sorted(values)
+    for option in advice["keeps"]:
+        if sorted(option["keep"]) == wanted:
             return option
     raise RulesError(f"keeping {' '.join(map(str, wanted)) or 'nothing'} is not possible now")

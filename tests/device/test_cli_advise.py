@@ -53,17 +53,17 @@ def test_advice_on_a_new_game_keeps_the_three_sixes(cache: Path) -> None:
     assert out["best"]["dice"] == [0, 1, 2]
     losses = [k["loss"] for k in out["keeps"]]
     assert losses[0] == 0 and losses == sorted(losses)
-    boxes = {b["box"]: b for b in out["boxes"]}
+    boxes = {b["box"]: b for b in out["entries"]}
     assert set(boxes) == {b.id for b in Game("yams", ["x"]).rulebook.boxes}
-    assert boxes["brelan"]["points"] == 23
-    assert all(b["loss"] > 0 for b in out["boxes"])  # keeping beats every entry now
+    assert boxes["brelan"]["entry_points"] == 23
+    assert all(b["loss"] > 0 for b in out["entries"])  # keeping beats every entry now
     assert sum(out["keeps"][0]["fill"].values()) == pytest.approx(1, abs=1e-3)
 
 
 def test_last_throw_has_no_keeps_and_best_is_a_box(cache: Path) -> None:
     out = advise_json(cache, "--rules", "yams", "--dice", "2 3 4 5 6", "--throw", "3")
     assert out["keeps"] == []
-    assert out["best"]["box"] == out["boxes"][0]["box"] == "grande_suite"
+    assert out["best"]["box"] == out["entries"][0]["box"] == "grande_suite"
 
 
 def test_advice_reads_the_sheet_of_a_saved_game(cache: Path, tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_advice_reads_the_sheet_of_a_saved_game(cache: Path, tmp_path: Path) -> 
     path.write_text(json.dumps(game.to_json()))
     args = ("--rules", "yams", "--game", str(path), "--dice", "2 3 4 5 6", "--throw", "1")
     out = advise_json(cache, *args)
-    assert "grande_suite" not in {b["box"] for b in out["boxes"]}  # already written by ana
+    assert "grande_suite" not in {b["box"] for b in out["entries"]}  # already written by ana
     assert out["player"] == "ana"
     assert json.loads(path.read_text()) == game.to_json()  # the file is left alone
 
@@ -86,7 +86,7 @@ def test_coach_says_what_a_choice_costs(cache: Path) -> None:
     args = ("--rules", "yams", "--dice", "6 6 6 2 3", "--throw", "2")
     best = advise_json(cache, *args)
     chose = advise_json(cache, *args, "--chose", "chance")
-    chance = next(b for b in best["boxes"] if b["box"] == "chance")
+    chance = next(b for b in best["entries"] if b["box"] == "chance")
     assert chose["coach"]["loss"] == pytest.approx(chance["loss"], abs=1e-4)
     assert chose["coach"]["loss"] > 0
     kept = advise_json(cache, *args, "--kept", "0,1,2")
@@ -113,6 +113,19 @@ def test_bad_input_one_line_on_stderr(cache: Path, args: list[str]) -> None:
     assert done.returncode != 0
     assert done.stdout == ""
     assert done.stderr.strip() and "\n" not in done.stderr.strip()
+
+
+def test_cameroun_advice_announces_the_third_throw_for_four_sixes(cache: Path) -> None:
+    out = advise_json(cache, "--rules", "cameroun", "--dice", "6 6 6 6 3", "--throw", "2")
+    assert out["best"]["action"] == "announce"
+    assert out["best"]["box"] == "6" and sorted(out["best"]["keep"]) == [6, 6, 6, 6]
+    assert out["keeps"] == []  # after the second throw only an announced throw is left
+    assert {e["box"] for e in out["entries"]} == {"1", "2", "3", "4", "5", "6", "P", "G", "F", "Q"}
+
+
+def test_expected_score_without_an_exact_solve_says_how_to_estimate(cache: Path) -> None:
+    done = run(cache, "--rules", "impossible", "--expected")
+    assert done.returncode != 0 and "simulate" in done.stderr
 
 
 def test_bad_game_files(cache: Path, tmp_path: Path) -> None:

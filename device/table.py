@@ -1,0 +1,524 @@
+"""The table session: the current game, who may act, and every action kept as it happens.
+
+Why one object: the page, a camera pipeline and the computer players all act on the same
+game from different threads. Each action takes one lock, runs the ``Game`` method (which
+changes nothing when the rules refuse it) and then ``Store.append``, so what the page shows
+is always what the records hold; a crash loses nothing that was acknowledged, and a restart
+resumes the latest open game by replaying its log.
+
+Slow work never runs under the lock: the advisor's first solve of a rulebook (tens of
+seconds) and a computer player's first decisions run in one background worker, on a copy
+of the game; the page gets the advice by push when it is ready. Pushed states are
+"newest wins": each listener holds one state at most, so a slow client never makes a queue
+grow.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import os
+import random
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, cast
+
+from device.store import Store
+from device.table_state import computer_kind, computer_names, game_state
+from scoring.computer import ComputerPlayer, computer_player, play_turn, roll
+from scoring.entries import RulesError
+from scoring.game import DiceLike, Game
+
+log = logging.getLogger(__name__)
+
+Advisor = Callable[[Game], Any]  # returns an object with .to_json() (scoring Advice)
+MAX_LISTENERS = 32
+
+
+class TooManyListeners(RuntimeError):
+    """More pushed-state clients than the appliance serves at once."""
+
+
+class Listener:
+    """One push client's mailbox: the newest state only (older unsent ones are dropped)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self._state: dict[str, Any] | None = None
+        self.dropped = 0
+
+    def offer(self, state: dict[str, Any]) -> None:
+        with self._lock:
+            if self._state is not None:
+                self.dropped += 1
+            self._state = state
+            self._ready.set()
+
+    def next(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The newest state not yet taken, or None after ``timeout`` seconds without one."""
+        if not self._ready.wait(timeout):
+            return None
+        with self._lock:
+            state, self._state = self._state, None
+            self._ready.clear()
+        return state
+
+
+class _Recorded:
+    """The game as a computer player acts on it: each of its actions is kept at once."""
+
+    def __init__(self, game: Game, keep: Callable[[], None]) -> None:
+        self._game = game
+        self._keep = keep
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def throw(self, dice: DiceLike, keep: Iterable[int] = ()) -> Any:
+        out = self._game.throw(dice, keep)
+        self._keep()
+        return out
+
+    def announce(self, box: str) -> None:
+        self._game.announce(box)
+        self._keep()
+
+    def score(self, box: str | None = None) -> Any:
+        out = self._game.score(box)
+        self._keep()
+        return out
+
+
+def finish_turn(game: Game, player: ComputerPlayer, rng: random.Random) -> None:
+    """A computer's turn from wherever it stands (``play_turn`` from a fresh turn).
+
+    Only needed after a restart in the middle of a computer's turn: its throws are kept,
+    and the turn goes on from them instead of being thrown again.
+    """
+    if game.dice is None:
+        play_turn(game, player, rng)
+        return
+    rb = game.rulebook
+    if game.announced is not None:
+        if game.throw_no <= rb.max_throws:
+            game.throw(roll(game, rng))
+        game.score(player.choose(game))
+        return
+    while game.throw_no < rb.max_throws:
+        keep = player.keep(game)
+        if keep is None:
+            break
+        game.throw(roll(game, rng, keep), keep)
+    if game.throw_no == rb.max_throws and rb.announced_throw:
+        announced = player.announce(game)
+        if announced is not None:
+            box, keep = announced
+            game.announce(box)
+            game.throw(roll(game, rng, keep), keep)
+    game.score(player.choose(game))
+
+
+class TableSession:
+    """The current game of the table, its records, and the states pushed to the page."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        rng: random.Random | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        advisor: Advisor | None = None,
+        advice: bool = True,
+        tray: str = "simulated",
+        worker: bool = True,
+    ) -> None:
+        self.store = store
+        self.rng = rng or random.Random(int.from_bytes(os.urandom(16), "big"))
+        if cache_dir is None:
+            from device.paths import cache_dir as default_cache
+
+            cache_dir = default_cache()
+        self.cache_dir = str(cache_dir)
+        self._advisor: Advisor | None = None
+        if advice:
+            self._advisor = advisor or self._default_advisor
+        self.tray = tray
+        self.instance = secrets.token_hex(4)
+        self._lock = threading.RLock()
+        self._listeners: set[Listener] = set()
+        self._listeners_lock = threading.Lock()
+        self._version = 0
+        self._state: dict[str, Any] = {}
+        self._advice: tuple[tuple[int, int], dict[str, Any] | None] | None = None
+        self._computer_error: tuple[tuple[int, int], str] | None = None
+        self._working = False
+        self._wake = threading.Event()
+        self._closed = threading.Event()
+        self.game: Game | None = None
+        self.game_id: int | None = None
+        self._resume()
+        with self._lock:
+            self._publish()
+        self._thread: threading.Thread | None = None
+        if worker:
+            self._thread = threading.Thread(target=self._run, name="table-worker", daemon=True)
+            self._thread.start()
+            self._wake.set()
+
+    # -- setup ------------------------------------------------------------------------
+    def _resume(self) -> None:
+        game_id = self.store.latest_open_game()
+        if game_id is None:
+            return
+        try:
+            self.game = self.store.load(game_id)
+            self.game_id = game_id
+        except Exception:  # a records file we cannot replay must not stop the appliance
+            log.exception("game %s cannot be resumed; starting without a game", game_id)
+
+    def _default_advisor(self, game: Game) -> Any:
+        from scoring.advisor.moment import advise_game
+
+        return advise_game(game, self.cache_dir)
+
+    def close(self) -> None:
+        """Stop the worker and close the records (tests; the server exits without it)."""
+        self._closed.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        with self._lock:
+            self.store.close()
+
+    # -- reading ------------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """The latest published state (never blocks on an action in progress)."""
+        return self._state
+
+    @property
+    def version(self) -> int:
+        return self._version
+
+    def add_listener(self, limit: int = MAX_LISTENERS) -> Listener:
+        """A new push client; it starts with the current state. Remove it when it leaves."""
+        listener = Listener()
+        with self._listeners_lock:
+            if len(self._listeners) >= limit:
+                raise TooManyListeners(f"at most {limit} clients follow the table at once")
+            self._listeners.add(listener)
+        listener.offer(self._state)
+        return listener
+
+    def remove_listener(self, listener: Listener) -> None:
+        with self._listeners_lock:
+            self._listeners.discard(listener)
+
+    @contextmanager
+    def subscribe(self, limit: int = MAX_LISTENERS) -> Iterator[Listener]:
+        """A push client for as long as the block lasts."""
+        listener = self.add_listener(limit)
+        try:
+            yield listener
+        finally:
+            self.remove_listener(listener)
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Wait until no computer turn or advice is due (tests, and the bench)."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self._lock:
+                idle = not self._working and self._job() is None
+            if idle:
+                return True
+            self._wake.set()
+            time.sleep(0.005)
+        return False
+
+    # -- actions ------------------------------------------------------------------------
+    def new_game(
+        self, rules: str, options: Mapping[str, Any] | None, players: Sequence[str]
+    ) -> dict[str, Any]:
+        """Start a game; ``players`` are names, or "facile"/"difficile" for computers."""
+        names = computer_names(list(players))
+        game = Game(rules, names, dict(options or {}))
+        for kind in {computer_kind(n) for n in names} - {None}:
+            try:
+                computer_player(cast(str, kind), rules, self.cache_dir)
+            except ValueError as exc:
+                raise RulesError(str(exc)) from None
+        with self._lock:
+            game_id = self.store.create(game)
+            self.game, self.game_id = game, game_id
+            self._computer_error = None
+            self._publish()
+        self._wake.set()
+        return self._state
+
+    def throw(
+        self, dice: DiceLike, keep: Iterable[int] = (), snapshot: bytes | None = None
+    ) -> dict[str, Any]:
+        """Dice read on the tray (the camera's way in), ``keep``: positions set aside."""
+        keep = list(keep)
+        return self._act(lambda g: g.throw(dice, keep), snapshot=snapshot)
+
+    def simulated_throw(self, keep: Iterable[int] = ()) -> dict[str, Any]:
+        """The simulated tray: the dice not kept are thrown by the session's generator."""
+        keep = list(keep)
+        return self._act(lambda g: g.throw(roll(g, self.rng, keep), keep))
+
+    def correct(self, dice: DiceLike, crops: Sequence[tuple[int, bytes]] = ()) -> dict[str, Any]:
+        """A misread die put right: the full dice of the throw, as they really lie."""
+        return self._act(lambda g: g.correct(dice), crops=crops)
+
+    def announce(self, box: str) -> dict[str, Any]:
+        return self._act(lambda g: g.announce(box))
+
+    def score(self, box: str | None) -> dict[str, Any]:
+        return self._act(lambda g: g.score(box))
+
+    def undo(self) -> dict[str, Any]:
+        """Take back the last human entry, and the computers' entries written after it.
+
+        Why more than one: computers play as soon as a human has written, so taking back
+        only the computer's entry would let it play again at once.
+        """
+        with self._lock:
+            game = self._game()
+            humans = [i for i, w in enumerate(game.written) if computer_kind(w.player) is None]
+            if not humans:
+                raise RulesError("nothing to undo")
+            for _ in range(len(game.written) - humans[-1]):
+                game.undo()
+                self._append(game)
+            self._computer_error = None
+            self._publish()
+        self._wake.set()
+        return self._state
+
+    # -- internals ------------------------------------------------------------------------
+    def _game(self) -> Game:
+        if self.game is None or self.game_id is None:
+            raise RulesError("no game: start one")
+        return self.game
+
+    def _act(
+        self,
+        action: Callable[[Game], Any],
+        *,
+        snapshot: bytes | None = None,
+        crops: Sequence[tuple[int, bytes]] = (),
+    ) -> dict[str, Any]:
+        with self._lock:
+            game = self._game()
+            if game.finished:
+                raise RulesError("the game is over")
+            kind = computer_kind(game.player)
+            if kind is not None:
+                raise RulesError(f"it is {game.player}'s turn: the computer plays it")
+            action(game)
+            self._append(game, snapshot=snapshot, crops=crops)
+            self._publish()
+        self._wake.set()
+        return self._state
+
+    def _append(
+        self, game: Game, *, snapshot: bytes | None = None, crops: Sequence[tuple[int, bytes]] = ()
+    ) -> None:
+        """Keep the newest event; if that fails, the game goes back to what is kept."""
+        assert self.game_id is not None
+        try:
+            self.store.append(self.game_id, game, snapshot=snapshot, crops=crops)
+        except BaseException:
+            self.game = self.store.load(self.game_id)
+            self._publish()
+            raise
+
+    def _key(self) -> tuple[int, int] | None:
+        if self.game is None or self.game_id is None:
+            return None
+        return (self.game_id, len(self.game.events))
+
+    def _publish(self) -> None:
+        """Build the state and hand it to every listener (called with the lock held)."""
+        self._version += 1
+        key = self._key()
+        game = self.game
+        body = game_state(game, cast(int, self.game_id)) if game is not None else None
+        advice, pending = None, False
+        if body is not None and body["human_turn"] and body["dice"] and self._advisor:
+            if self._advice is not None and self._advice[0] == key:
+                advice = self._advice[1]
+            else:
+                pending = True
+        error = None
+        if self._computer_error is not None and self._computer_error[0] == key:
+            error = self._computer_error[1]
+        self._state = {
+            "version": self._version,
+            "instance": self.instance,
+            "tray": self.tray,
+            "game": body,
+            "advice": advice,
+            "advice_pending": pending,
+            "computer_error": error,
+        }
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener.offer(self._state)
+
+    # -- the background worker: computer turns, then advice -------------------------------
+    def _job(self) -> tuple[str, tuple[int, int], str | None] | None:
+        """What the worker should do next (lock held): a computer turn, advice, or nothing."""
+        game, key = self.game, self._key()
+        if game is None or key is None or game.finished:
+            return None
+        kind = computer_kind(game.player)
+        if kind is not None:
+            if self._computer_error is not None and self._computer_error[0] == key:
+                return None
+            return ("computer", key, kind)
+        if self._state.get("advice_pending"):
+            return ("advice", key, None)
+        return None
+
+    def _run(self) -> None:
+        while not self._closed.is_set():
+            self._wake.wait(timeout=1.0)
+            self._wake.clear()
+            while not self._closed.is_set():
+                with self._lock:
+                    job = self._job()
+                    if job is None:
+                        break
+                    self._working = True
+                    snapshot = snapshot_of(cast(Game, self.game))
+                try:
+                    if job[0] == "computer":
+                        self._computer_turn(job[1], cast(str, job[2]), cast(Game, snapshot))
+                    else:
+                        self._compute_advice(job[1], cast(Game, snapshot))
+                except Exception as exc:  # the worker survives anything a player or advisor does
+                    log.exception("table worker: %s failed", job[0])
+                    self._give_up(job[0], job[1], str(exc))
+                finally:
+                    self._working = False
+
+    def _give_up(self, job: str, key: tuple[int, int], why: str) -> None:
+        """Mark a job that failed as done, so the worker does not retry it in a loop."""
+        with self._lock:
+            if job == "computer":
+                self._computer_error = (key, why)
+            else:
+                self._advice = (key, None)
+            if self._key() == key:
+                self._publish()
+
+    def _computer_turn(self, key: tuple[int, int], kind: str, rehearsal: Game) -> None:
+        player = computer_player(kind, rehearsal.rules, self.cache_dir)
+        try:  # on a copy, outside the lock: any first-time solve happens here
+            finish_turn(rehearsal, player, random.Random(0))
+        except Exception:
+            log.debug("rehearsal of %s's turn failed", kind, exc_info=True)
+        with self._lock:
+            if self._key() != key:
+                return  # someone acted meanwhile (undo, new game): look again
+            game = self._game()
+
+            def keep() -> None:
+                self._append(game)
+                self._publish()
+
+            try:
+                finish_turn(cast(Game, _Recorded(game, keep)), player, self.rng)
+            except Exception as exc:
+                log.exception("computer %s could not play", game.player)
+                self._computer_error = (cast(tuple[int, int], self._key()), str(exc))
+                self._publish()
+
+    def _compute_advice(self, key: tuple[int, int], game: Game) -> None:
+        assert self._advisor is not None
+        try:
+            advice: dict[str, Any] | None = advice_json(self._advisor(game))
+        except RulesError:
+            advice = None  # no advisor for these rules, or nothing to advise now
+        except Exception:
+            log.exception("advisor failed")
+            advice = None
+        with self._lock:
+            self._advice = (key, advice)
+            if self._key() == key:
+                self._publish()
+
+
+def snapshot_of(game: Game) -> Game:
+    """A copy of the game for work outside the lock (advice, a computer's rehearsal).
+
+    Lists of things never changed once made (logged events, written entries: frozen) are
+    copied without their items, and the rulebook is shared: deep-copying a long game cost
+    tens of milliseconds under the lock. The sheets, which actions change, are deep-copied.
+    """
+    memo: dict[int, Any] = {id(game.rulebook): game.rulebook}
+    for name in ("events", "_effective", "written"):
+        items = getattr(game, name, None)
+        if isinstance(items, list):
+            memo[id(items)] = list(items)
+    return copy.deepcopy(game, memo)
+
+
+def advice_json(advice: Any, shown: int = 6) -> dict[str, Any]:
+    """The advice as the page reads it, whatever the advisor returned.
+
+    One shape: ``objective`` ("score": values are expected final points, "win": chances
+    to win), ``value``, ``best`` (with its ``action``: "keep", "write" or "announce"), and
+    the few best ``entries``, ``keeps`` and ``announces``. Per-box odds are left out: more
+    than the page shows. Advisors that return an object with ``to_json`` (the five-dice
+    ``Advice``: expected, best, keeps, boxes) are read too.
+    """
+    data = advice.to_json() if hasattr(advice, "to_json") else dict(advice)
+    if "objective" not in data:
+        data = _from_expected(data)
+    out: dict[str, Any] = {"objective": data.get("objective", "score"), "value": data.get("value")}
+    for group in ("entries", "keeps", "announces"):
+        out[group] = [_lean(item) for item in (data.get(group) or [])[:shown]]
+    out["best"] = _lean(data.get("best") or {})
+    return out
+
+
+def _lean(option: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in option.items() if k not in ("fill", "crossed")}
+
+
+def _from_expected(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The older five-dice shape (``expected``, ``boxes``) in the one the page reads."""
+
+    def entry(b: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "box": b["box"],
+            "entry_points": b.get("points"),
+            "bonus": b.get("bonus", 0),
+            "why": b.get("why", ""),
+            "value": b.get("expected"),
+            "loss": b.get("loss"),
+        }
+
+    def keep(k: Mapping[str, Any]) -> dict[str, Any]:
+        return {"keep": k["keep"], "dice": k["dice"], "value": k.get("expected"),
+                "loss": k.get("loss")}  # fmt: skip
+
+    best = data.get("best") or {}
+    chosen = (
+        {"action": "keep", **keep(best)} if "keep" in best else {"action": "write", **entry(best)}
+    )
+    return {
+        "objective": "score",
+        "value": data.get("expected"),
+        "best": chosen,
+        "entries": [entry(b) for b in data.get("boxes", [])],
+        "keeps": [keep(k) for k in data.get("keeps", [])],
+        "announces": [],
+    }

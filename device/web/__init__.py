@@ -1,0 +1,133 @@
+"""The table's web page and JSON API: ``create_app(session)`` gives the Flask app.
+
+Why no build step and no CDN: the appliance runs on a Pi at a table, often offline; the
+page is one template, one script and one stylesheet shipped in this package, read once at
+start and served from memory (so no request path ever reaches the file system).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from importlib import resources
+from typing import Any
+
+from flask import Flask, Response, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from device.store import StoreError
+from device.table import TableSession
+from device.table_state import rules_catalog
+from device.web.api import build_api
+from device.web.security import LOOPBACK_HOSTS, PIN_HEADER, TOKEN_HEADER, PinBrake, new_token, same
+from device.web.validate import BadRequest
+from scoring.entries import RulesError
+
+log = logging.getLogger(__name__)
+MAX_BODY = 8 * 1024
+STATIC = {"table.js": "text/javascript", "table.css": "text/css"}
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+def _error(message: str, status: int) -> Response:
+    import json
+
+    body = json.dumps({"error": message, "status": status}, ensure_ascii=False)
+    return Response(body, status=status, mimetype="application/json")
+
+
+def _static_files() -> dict[str, tuple[bytes, str]]:
+    folder = resources.files("device.web") / "static"
+    out = {}
+    for name in STATIC:
+        data = (folder / name).read_bytes()
+        out[name] = (data, hashlib.sha256(data).hexdigest()[:12])
+    return out
+
+
+def create_app(session: TableSession, *, pin: str | None = None, max_players: int = 6) -> Flask:
+    """The app for one table session. ``pin``: needed by every changing action (LAN use).
+
+    Without a PIN the app answers only to loopback host names, so a web page elsewhere
+    cannot reach it through DNS rebinding.
+    """
+    app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    app.config["JSON_SORT_KEYS"] = False
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    if pin is None:
+        app.config["TRUSTED_HOSTS"] = LOOPBACK_HOSTS
+    app.extensions["yamscope.session"] = session
+    token = new_token()
+    brake = PinBrake()
+    static = _static_files()
+    app.register_blueprint(build_api(max_players))
+
+    @app.before_request
+    def guard() -> Response | None:
+        if request.method in ("GET", "HEAD", "OPTIONS"):
+            return None
+        if not same(request.headers.get(TOKEN_HEADER), token):
+            return _error("missing or wrong page token: reload the page", 403)
+        if pin is not None:
+            client = request.remote_addr or "?"
+            if brake.blocked(client):
+                return _error("too many wrong PINs: wait a minute", 429)
+            if not same(request.headers.get(PIN_HEADER), pin):
+                brake.failed(client)
+                return _error("missing or wrong PIN", 403)
+        if request.mimetype != "application/json":
+            return _error("send JSON (Content-Type: application/json)", 415)
+        return None
+
+    @app.after_request
+    def headers(response: Response) -> Response:
+        response.headers.setdefault("Content-Security-Policy", CSP)
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "no-referrer"
+        if request.path.startswith("/api/"):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    @app.errorhandler(BadRequest)
+    def bad_request(exc: BadRequest) -> Response:
+        return _error(str(exc), 400)
+
+    @app.errorhandler(RulesError)
+    def refused(exc: RulesError) -> Response:
+        return _error(str(exc), 409)
+
+    @app.errorhandler(StoreError)
+    def store_failed(exc: StoreError) -> Response:
+        log.error("records: %s", exc)
+        return _error(f"the records could not be written: {exc}", 500)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Response:
+        return _error(exc.description or exc.name, exc.code or 500)
+
+    @app.get("/")
+    def page() -> str:
+        boot: dict[str, Any] = {
+            "token": token,
+            "pin": pin is not None,
+            "max_players": max_players,
+            "rules": rules_catalog(),
+            "state": session.state(),
+        }
+        versions = {name: digest for name, (_, digest) in static.items()}
+        return render_template("table.html", boot=boot, versions=versions)
+
+    def asset(name: str) -> Response:
+        data, digest = static[name]
+        response = Response(data, mimetype=STATIC[name])
+        response.set_etag(digest)
+        response.headers["Cache-Control"] = "no-cache"
+        return response.make_conditional(request)
+
+    app.add_url_rule("/static/table.js", "table_js", lambda: asset("table.js"))
+    app.add_url_rule("/static/table.css", "table_css", lambda: asset("table.css"))
+    return app

@@ -1,0 +1,118 @@
+"""The JSON API under ``/api/``: the table's state, its actions, and the pushed states.
+
+Each action route checks its body (``validate``), calls one ``TableSession`` method and
+answers with the new state. Errors are JSON ``{"error", "status"}``: 400 malformed input,
+409 refused by the rules (nothing changed), 403 token or PIN, 413 too big, 415 not JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from device.table import TableSession, TooManyListeners
+from device.table_state import rules_catalog
+from device.web import validate
+from device.web.openapi import openapi
+
+KEEPALIVE_S = 10.0
+
+
+def _session() -> TableSession:
+    return current_app.extensions["yamscope.session"]
+
+
+def _answer(state: dict[str, Any], status: int = 200) -> Response:
+    response = jsonify(state)
+    response.status_code = status
+    return response
+
+
+def _json() -> Any:
+    data = request.get_json(silent=True)
+    if data is None:
+        raise validate.BadRequest("the body must be JSON")
+    return data
+
+
+def build_api(max_players: int) -> Blueprint:
+    api = Blueprint("api", __name__, url_prefix="/api")
+
+    @api.get("/state")
+    def state() -> Response:
+        return _answer(_session().state())
+
+    @api.get("/rules")
+    def rules() -> Response:
+        return _answer({"rules": rules_catalog(), "max_players": max_players})
+
+    @api.get("/openapi.json")
+    def spec() -> Response:
+        return _answer(openapi(max_players))
+
+    @api.post("/games")
+    def new_game() -> Response:
+        data = validate.body(_json(), {"rules", "options", "players"}, {"rules", "players"})
+        rules = validate.rules_id(data["rules"])
+        options = validate.options(data.get("options"), rules)
+        players = validate.players(data["players"], max_players)
+        return _answer(_session().new_game(rules, options, players), 201)
+
+    @api.post("/throw")
+    def throw() -> Response:
+        session = _session()
+        data = validate.body(_json(), {"keep", "dice"})
+        keep = validate.keep(data.get("keep"), validate.dice_count(session.state()))
+        if data.get("dice") is not None:
+            return _answer(session.throw(validate.dice(data["dice"]), keep))
+        return _answer(session.simulated_throw(keep))
+
+    @api.post("/correct")
+    def correct() -> Response:
+        data = validate.body(_json(), {"dice"}, frozenset({"dice"}))
+        return _answer(_session().correct(validate.dice(data["dice"])))
+
+    @api.post("/announce")
+    def announce() -> Response:
+        data = validate.body(_json(), {"box"}, frozenset({"box"}))
+        return _answer(_session().announce(validate.box(data["box"]) or ""))
+
+    @api.post("/score")
+    def score() -> Response:
+        data = validate.body(_json(), {"box"}, frozenset({"box"}))
+        return _answer(_session().score(validate.box(data["box"], nullable=True)))
+
+    @api.post("/undo")
+    def undo() -> Response:
+        validate.body(_json(), set())
+        return _answer(_session().undo())
+
+    @api.get("/events")
+    def events() -> Response:
+        session = _session()
+        try:
+            listener = session.add_listener()
+        except TooManyListeners as exc:
+            return _answer({"error": str(exc), "status": 503}, 503)
+
+        def stream() -> Iterator[str]:
+            yield "retry: 2000\n\n"
+            while True:
+                pushed = listener.next(timeout=KEEPALIVE_S)
+                if pushed is None:
+                    yield ": keepalive\n\n"  # also finds clients that went away
+                    continue
+                data = json.dumps(pushed, ensure_ascii=False, separators=(",", ":"))
+                yield f"id: {pushed['version']}\nevent: state\ndata: {data}\n\n"
+
+        response = Response(stream(), mimetype="text/event-stream")
+        response.headers["Cache-Control"] = "no-store"
+        response.headers["X-Accel-Buffering"] = "no"
+        release: Callable[[], None] = lambda: session.remove_listener(listener)  # noqa: E731
+        response.call_on_close(release)
+        return response
+
+    return api

@@ -1,0 +1,272 @@
+"""The API described for its users (OpenAPI 3.1), written by hand.
+
+Why by hand: the API is small and its contract (what each body holds, which errors mean
+what) is the point; a description generated from code would only repeat the code. The test
+suite checks that every route of the app is described here and every described one exists.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from device.web.validate import MAX_DICE, NAME_MAX
+
+REF = "#/components/schemas/"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": REF + name}
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"content": {"application/json": {"schema": schema}}}
+
+
+ERRORS = {
+    "400": {"description": "malformed input (types, sizes, unknown names)"},
+    "403": {"description": "missing or wrong page token, or PIN"},
+    "409": {"description": "refused by the rules or the turn; nothing changed"},
+    "413": {"description": "body too big"},
+    "415": {"description": "not JSON"},
+    "429": {"description": "too many wrong PINs from this address"},
+}
+
+
+def _action(summary: str, body: str, ok: str = "200") -> dict[str, Any]:
+    responses = {ok: {"description": "the new state", **_json(_ref("State"))}}
+    responses |= {code: {**d, **_json(_ref("Error"))} for code, d in ERRORS.items()}
+    return {
+        "summary": summary,
+        "parameters": [
+            {"$ref": "#/components/parameters/Token"},
+            {"$ref": "#/components/parameters/Pin"},
+        ],
+        "requestBody": {"required": True, **_json(_ref(body))},
+        "responses": responses,
+    }
+
+
+def _schemas(max_players: int) -> dict[str, Any]:
+    token = {"type": "string", "pattern": "^(10|[0-9])[rw]?[ft]?$", "examples": ["7r", "10wf"]}
+    box = {"type": "string", "pattern": "^[A-Za-z0-9_]{1,24}$"}
+    positions = {"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": MAX_DICE}
+    closed = {"additionalProperties": False}
+    return {
+        "Error": {
+            "type": "object",
+            "required": ["error", "status"],
+            "properties": {"error": {"type": "string"}, "status": {"type": "integer"}},
+        },
+        "NewGame": {
+            "type": "object",
+            **closed,
+            "required": ["rules", "players"],
+            "properties": {
+                "rules": {"enum": ["impossible", "yams", "yahtzee", "cameroun"]},
+                "options": {
+                    "type": "object",
+                    "description": "the rulebook's options by name (GET /api/rules lists them)",
+                    "additionalProperties": {"type": ["string", "integer", "boolean"]},
+                },
+                "players": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": max_players,
+                    "description": "human names, or facile / difficile for computer players",
+                    "items": {"type": "string", "minLength": 1, "maxLength": NAME_MAX},
+                },
+            },
+        },
+        "Throw": {
+            "type": "object",
+            **closed,
+            "properties": {
+                "keep": {**positions, "description": "positions of the dice set aside"},
+                "dice": {
+                    "type": "array",
+                    "items": token,
+                    "maxItems": MAX_DICE,
+                    "description": "dice read on the tray; absent: the simulated tray throws",
+                },
+            },
+        },
+        "Correct": {
+            "type": "object",
+            **closed,
+            "required": ["dice"],
+            "properties": {
+                "dice": {"type": "array", "items": token, "minItems": 1, "maxItems": MAX_DICE}
+            },
+        },
+        "Announce": {"type": "object", **closed, "required": ["box"], "properties": {"box": box}},
+        "Score": {
+            "type": "object",
+            **closed,
+            "required": ["box"],
+            "properties": {
+                "box": {
+                    "oneOf": [box, {"type": "null"}],
+                    "description": "null only after an announced throw",
+                }
+            },
+        },
+        "Undo": {"type": "object", **closed, "properties": {}},
+        "Entry": {
+            "type": "object",
+            "properties": {
+                "box": box,
+                "label": {"type": "string"},
+                "section": {"type": "string"},
+                "points": {"type": "integer"},
+                "base": {"type": "integer"},
+                "bonus": {"type": "integer"},
+                "multipliers": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"x": {"type": "integer"}, "why": {"type": "string"}},
+                    },
+                },
+                "dice": positions,
+                "why": {"type": "string", "description": "the reason for every point (French)"},
+            },
+        },
+        "Game": {
+            "type": "object",
+            "description": "the current game as the page draws it",
+            "properties": {
+                "id": {"type": "integer"},
+                "rules": {"type": "string"},
+                "name": {"type": "string"},
+                "players": {"type": "array", "items": {"type": "object"}},
+                "current": {"type": ["integer", "null"]},
+                "player": {"type": ["string", "null"]},
+                "human_turn": {"type": "boolean"},
+                "turn": {"type": "integer"},
+                "throw": {"type": "integer"},
+                "max_throws": {"type": "integer"},
+                "announced_throw": {"type": ["string", "null"]},
+                "announced": {"type": ["string", "null"]},
+                "announceable": {"type": "array", "items": box},
+                "can_throw": {"type": "boolean"},
+                "must_throw": {"type": "boolean"},
+                "dice": {
+                    "type": ["array", "null"],
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "value": {"type": "integer"},
+                            "colour": {"enum": ["red", "white", None]},
+                            "finish": {"enum": ["frosted", "transparent", None]},
+                            "text": token,
+                            "kept": {"type": "boolean"},
+                        },
+                    },
+                },
+                "suggestions": {"type": "array", "items": _ref("Entry")},
+                "sheet": {"type": "object", "description": "layout: rows or shared columns"},
+                "sheets": {"type": "array", "items": {"type": "object"}},
+                "closed": {"type": "object", "additionalProperties": {"type": "string"}},
+                "finished": {"type": "boolean"},
+                "winners": {"type": "array", "items": {"type": "string"}},
+                "recent": {"type": "array", "items": {"type": "object"}},
+            },
+        },
+        "State": {
+            "type": "object",
+            "required": ["version", "instance", "game"],
+            "properties": {
+                "version": {"type": "integer", "description": "grows with every change"},
+                "instance": {"type": "string", "description": "changes when the server restarts"},
+                "tray": {"type": "string"},
+                "game": {"oneOf": [_ref("Game"), {"type": "null"}]},
+                "advice": {"type": ["object", "null"]},
+                "advice_pending": {"type": "boolean"},
+                "computer_error": {"type": ["string", "null"]},
+            },
+        },
+    }
+
+
+def openapi(max_players: int = 6) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the table API."""
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "yamscope table",
+            "version": "1",
+            "description": "The dice table's state and actions. Changing actions need the "
+            "page's token in X-Yamscope-Token, a JSON body, and X-Yamscope-Pin when the "
+            "server was started with a PIN.",
+        },
+        "paths": {
+            "/": {
+                "get": {
+                    "summary": "the table page (HTML)",
+                    "responses": {"200": {"description": "HTML", "content": {"text/html": {}}}},
+                }
+            },
+            "/static/table.js": {
+                "get": {"summary": "the page's script", "responses": {"200": {"description": "JS"}}}
+            },
+            "/static/table.css": {
+                "get": {"summary": "the page's style", "responses": {"200": {"description": "CSS"}}}
+            },
+            "/api/state": {
+                "get": {
+                    "summary": "the current state",
+                    "responses": {"200": {"description": "state", **_json(_ref("State"))}},
+                }
+            },
+            "/api/rules": {
+                "get": {
+                    "summary": "the rulebooks and their options, for the new-game form",
+                    "responses": {"200": {"description": "rulebooks", **_json({"type": "object"})}},
+                }
+            },
+            "/api/events": {
+                "get": {
+                    "summary": "Server-Sent Events: one `state` event with the newest state "
+                    "after each change (older unsent states are dropped)",
+                    "responses": {
+                        "200": {
+                            "description": "event stream",
+                            "content": {"text/event-stream": {}},
+                        },
+                        "503": {"description": "too many clients", **_json(_ref("Error"))},
+                    },
+                }
+            },
+            "/api/openapi.json": {
+                "get": {
+                    "summary": "this document",
+                    "responses": {"200": {"description": "OpenAPI", **_json({"type": "object"})}},
+                }
+            },
+            "/api/games": {"post": _action("start a new game", "NewGame", ok="201")},
+            "/api/throw": {"post": _action("throw the dice not kept", "Throw")},
+            "/api/correct": {"post": _action("correct the dice of the throw", "Correct")},
+            "/api/announce": {"post": _action("announce the extra throw for a box", "Announce")},
+            "/api/score": {"post": _action("write the dice in a box", "Score")},
+            "/api/undo": {"post": _action("take back the last human entry", "Undo")},
+        },
+        "components": {
+            "schemas": _schemas(max_players),
+            "parameters": {
+                "Token": {
+                    "name": "X-Yamscope-Token",
+                    "in": "header",
+                    "required": True,
+                    "description": "the token embedded in the page (CSRF)",
+                    "schema": {"type": "string"},
+                },
+                "Pin": {
+                    "name": "X-Yamscope-Pin",
+                    "in": "header",
+                    "required": False,
+                    "description": "needed when the server was started with --pin",
+                    "schema": {"type": "string"},
+                },
+            },
+        },
+    }

@@ -1,0 +1,646 @@
+// yamscope table page: draws the state the server pushes, sends one request per tap.
+// No framework and no build step: the appliance serves this file as it is, offline.
+"use strict";
+
+const boot = JSON.parse(document.getElementById("boot").textContent);
+const $ = (id) => document.getElementById(id);
+
+// -- words ---------------------------------------------------------------------------------
+const WORDS = {
+  fr: {
+    undo: "↶ Annuler", new_game: "Nouvelle partie", throw: "Lancer", throw_n: "Lancer ({0}/{1})",
+    no_game: "Pas de partie en cours.", start: "Commencer", cancel: "Annuler", ok: "Valider",
+    rules: "Règles", options: "Options", players: "Joueurs", add_player: "Ajouter un joueur",
+    remove: "Retirer", human: "Humain", facile: "Ordi facile", difficile: "Ordi difficile",
+    name: "Nom", player_n: "Joueur {0}", turn_of: "Au tour de {0}", throw_no: "jet {0}/{1}",
+    first_throw: "Lancez les dés.", computer_plays: "{0} joue…",
+    suggestions: "Cases possibles", show_all: "Toutes les cases ({0})", show_less: "Moins de cases",
+    advice: "Conseil", advice_keep: "garder {0} et relancer", advice_keep_none: "tout relancer",
+    advice_box: "inscrire en {0} ({1} pts)", expected: "espérance {0} points",
+    advice_announce: "annoncer le {0} pour {1} (garder {2})", win_chance: "{0} % de chances de gagner",
+    advice_pending: "Conseil : calcul…", announce: "Annoncer le {0}",
+    announce_title: "Annoncer le {0} pour :", announced: "{0} annoncé pour {1} : relancez.",
+    must_throw: "Relancez : le jet annoncé reste à faire.",
+    game_over: "Partie terminée.", winner: "{0} gagne avec {1} points !",
+    tie: "Égalité : {0}, avec {1} points.", recent: "Derniers coups", nothing_yet: "Aucun coup.",
+    correct_die: "Corriger le dé", red: "rouge", white: "blanc", frosted: "givré",
+    transparent: "transparent", kept: "gardé", edit: "corriger", advised: "conseillé",
+    pin_title: "Code PIN", pin_help: "Le code de la table est demandé pour jouer depuis cet écran.",
+    online: "connecté", offline: "hors ligne", connection: "connexion au serveur",
+    computer: "ordi", closed: "fermée", confirm_new: "Abandonner la partie en cours ?",
+    pts: "pts", total: "Total", column_total: "Total colonne", cell_preview: "ce jet : {0}",
+    computer_error: "L'ordinateur n'a pas pu jouer : {0}", crossed: "barrée",
+  },
+  en: {
+    undo: "↶ Undo", new_game: "New game", throw: "Throw", throw_n: "Throw ({0}/{1})",
+    no_game: "No game in progress.", start: "Start", cancel: "Cancel", ok: "OK",
+    rules: "Rules", options: "Options", players: "Players", add_player: "Add a player",
+    remove: "Remove", human: "Human", facile: "Computer (easy)", difficile: "Computer (hard)",
+    name: "Name", player_n: "Player {0}", turn_of: "{0}'s turn", throw_no: "throw {0}/{1}",
+    first_throw: "Throw the dice.", computer_plays: "{0} is playing…",
+    suggestions: "Possible boxes", show_all: "All boxes ({0})", show_less: "Fewer boxes",
+    advice: "Advice", advice_keep: "keep {0} and throw again", advice_keep_none: "throw all again",
+    advice_box: "write in {0} ({1} pts)", expected: "expected {0} points",
+    advice_announce: "announce the {0} for {1} (keep {2})", win_chance: "{0} % chance to win",
+    advice_pending: "Advice: computing…", announce: "Announce the {0}",
+    announce_title: "Announce the {0} for:", announced: "{0} announced for {1}: throw again.",
+    must_throw: "Throw again: the announced throw is still to come.",
+    game_over: "Game over.", winner: "{0} wins with {1} points!",
+    tie: "Tie: {0}, with {1} points.", recent: "Last turns", nothing_yet: "Nothing yet.",
+    correct_die: "Correct the die", red: "red", white: "white", frosted: "frosted",
+    transparent: "transparent", kept: "kept", edit: "correct", advised: "advised",
+    pin_title: "PIN", pin_help: "The table's PIN is needed to play from this screen.",
+    online: "online", offline: "offline", connection: "connection to the server",
+    computer: "computer", closed: "closed", confirm_new: "Abandon the game in progress?",
+    pts: "pts", total: "Total", column_total: "Column total", cell_preview: "this throw: {0}",
+    computer_error: "The computer could not play: {0}", crossed: "crossed",
+  },
+};
+let lang = localStorage.getItem("yamscope.lang") === "en" ? "en" : "fr";
+
+function t(key, ...args) {
+  const text = WORDS[lang][key] ?? WORDS.fr[key] ?? key;
+  return text.replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
+}
+
+// -- small DOM helper (text only: names never become HTML) -----------------------------------
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child !== null && child !== undefined && child !== false) {
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+  }
+  return node;
+}
+
+// -- state -----------------------------------------------------------------------------------
+let state = boot.state;
+let keep = new Set();
+let keepFor = null;
+let showAll = false;
+let pin = sessionStorage.getItem("yamscope.pin");
+let pending = null; // a request waiting for the PIN
+
+function isNewer(next) {
+  if (!state || next.instance !== state.instance) return true;
+  return next.version >= state.version;
+}
+
+function apply(next) {
+  if (!next || !isNewer(next)) return;
+  state = next;
+  render();
+}
+
+// -- requests --------------------------------------------------------------------------------
+async function post(path, body) {
+  const headers = { "Content-Type": "application/json", "X-Yamscope-Token": boot.token };
+  if (boot.pin && pin) headers["X-Yamscope-Pin"] = pin;
+  let response;
+  try {
+    response = await fetch(path, { method: "POST", headers, body: JSON.stringify(body) });
+  } catch (err) {
+    toast(t("offline"));
+    return null;
+  }
+  const data = await response.json().catch(() => ({ error: response.statusText }));
+  if (response.ok) {
+    apply(data);
+    return data;
+  }
+  if (response.status === 403 && boot.pin && /PIN/.test(data.error || "")) {
+    pin = null;
+    sessionStorage.removeItem("yamscope.pin");
+    pending = () => post(path, body);
+    askPin();
+    return null;
+  }
+  toast(data.error || response.statusText);
+  return null;
+}
+
+function askPin() {
+  $("pin-input").value = "";
+  $("dlg-pin").showModal();
+}
+
+let toastTimer = null;
+function toast(message) {
+  const box = $("toast");
+  box.textContent = message;
+  box.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { box.hidden = true; }, 5000);
+}
+
+// -- push --------------------------------------------------------------------------------------
+function connect() {
+  const source = new EventSource("/api/events");
+  source.addEventListener("state", (event) => {
+    setConn(true);
+    apply(JSON.parse(event.data));
+  });
+  source.addEventListener("open", () => setConn(true));
+  source.addEventListener("error", () => setConn(false));
+}
+
+function setConn(online) {
+  const conn = $("conn");
+  conn.textContent = online ? "●" : `● ${t("offline")}`;
+  conn.className = online ? "conn online" : "conn offline";
+  conn.title = online ? t("online") : t("offline");
+}
+
+// -- drawing -----------------------------------------------------------------------------------
+function render() {
+  document.documentElement.lang = lang;
+  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
+  $("btn-lang").textContent = lang === "fr" ? "EN" : "FR";
+  const game = state.game;
+  $("no-game").hidden = !!game;
+  $("table").hidden = !game;
+  $("game-name").textContent = game ? game.name : "";
+  $("btn-undo").disabled = !game || !game.recent.some((r) => !isComputer(game, r.player));
+  if (!game) {
+    $("sheet").replaceChildren();
+    $("banner").hidden = true;
+    return;
+  }
+  syncKeep(game);
+  renderBanner(game);
+  renderTurn(game);
+  renderDice(game);
+  renderActions(game);
+  renderAdvice(game);
+  renderSuggestions(game);
+  renderRecent(game);
+  renderSheet(game);
+}
+
+function isComputer(game, name) {
+  const p = game.players.find((x) => x.name === name);
+  return !!(p && p.computer);
+}
+
+function syncKeep(game) {
+  const key = [state.instance, game.id, game.turn, game.throw, game.player].join(":");
+  if (key === keepFor) return;
+  keepFor = key;
+  keep = new Set((game.dice || []).flatMap((d, i) => (d.kept ? [i] : [])));
+  showAll = false;
+}
+
+function renderBanner(game) {
+  const banner = $("banner");
+  let text = null;
+  let kind = "info";
+  if (game.finished) {
+    const best = game.winners.length ? game.scores[game.winners[0]] : 0;
+    text = `${t("game_over")} ` + (game.winners.length > 1
+      ? t("tie", game.winners.join(", "), best)
+      : t("winner", game.winners[0], best));
+    kind = "win";
+  } else if (state.computer_error) {
+    text = t("computer_error", state.computer_error);
+    kind = "error";
+  } else if (game.announced) {
+    text = t("announced", game.announced_throw, label(game, game.announced));
+  }
+  banner.hidden = !text;
+  banner.textContent = text || "";
+  banner.className = `banner ${kind}`;
+}
+
+function label(game, box) {
+  const row = game.sheet.rows.find((r) => r.kind === "box" && r.id === box);
+  const col = (game.sheet.columns || []).find((c) => c.id === box);
+  return (row && row.label) || (col && col.label) || box;
+}
+
+function renderTurn(game) {
+  const turn = $("turn");
+  if (game.finished) {
+    turn.textContent = "";
+    return;
+  }
+  const who = game.human_turn ? t("turn_of", game.player) : t("computer_plays", game.player);
+  const parts = [who];
+  if (game.throw) parts.push(t("throw_no", game.throw, game.max_throws));
+  else if (game.human_turn) parts.push(t("first_throw"));
+  turn.textContent = parts.join(" — ");
+}
+
+function adviceDice() {
+  const advice = state.advice;
+  if (!advice || !advice.best || !["keep", "announce"].includes(advice.best.action)) return new Set();
+  return new Set(advice.best.dice || []);
+}
+
+function renderDice(game) {
+  const box = $("dice");
+  const advised = adviceDice();
+  const tiles = (game.dice || []).map((die, i) => {
+    const classes = ["die", game.kind, die.colour || "plain", die.finish || ""];
+    if (keep.has(i)) classes.push("kept");
+    if (advised.has(i)) classes.push("advised");
+    const button = el("button", {
+      type: "button",
+      class: classes.join(" "),
+      "aria-pressed": keep.has(i) ? "true" : "false",
+      "data-index": i,
+      title: [die.colour && t(die.colour), die.finish && t(die.finish)].filter(Boolean).join(", "),
+      disabled: !game.human_turn || game.finished,
+    }, el("span", { class: "value", text: die.value }),
+    el("span", { class: "tag", text: keep.has(i) ? t("kept") : advised.has(i) ? t("advised") : "" }));
+    longPress(button, () => toggleKeep(i), () => editDie(i));
+    const edit = el("button", {
+      type: "button", class: "edit", "data-edit": i, text: "✎", "aria-label": t("edit"),
+      title: t("edit"), disabled: !game.human_turn || game.finished, onclick: () => editDie(i),
+    });
+    return el("div", { class: "tile" }, button, edit);
+  });
+  box.replaceChildren(...tiles);
+  box.className = `dice n${(game.dice || []).length || game.dice_count}`;
+}
+
+function longPress(node, onTap, onLong) {
+  let timer = null;
+  let long = false;
+  node.addEventListener("pointerdown", () => {
+    long = false;
+    timer = setTimeout(() => { long = true; onLong(); }, 550);
+  });
+  const stop = () => clearTimeout(timer);
+  node.addEventListener("pointerup", stop);
+  node.addEventListener("pointerleave", stop);
+  node.addEventListener("pointercancel", stop);
+  node.addEventListener("contextmenu", (event) => event.preventDefault());
+  node.addEventListener("click", () => { if (!long) onTap(); long = false; });
+}
+
+function toggleKeep(i) {
+  if (keep.has(i)) keep.delete(i);
+  else keep.add(i);
+  render();
+}
+
+function renderActions(game) {
+  const button = $("btn-throw");
+  const next = game.throw + 1;
+  button.textContent = game.throw && next <= game.max_throws && !game.announced
+    ? t("throw_n", next, game.max_throws) : t("throw");
+  button.disabled = !game.can_throw;
+  button.hidden = game.finished;
+  const announce = $("btn-announce");
+  announce.hidden = !game.announceable.length;
+  announce.textContent = t("announce", game.announced_throw || "");
+}
+
+function renderAdvice(game) {
+  const box = $("advice");
+  const advice = state.advice;
+  if (state.advice_pending) {
+    box.hidden = false;
+    box.className = "advice pending";
+    box.textContent = t("advice_pending");
+    return;
+  }
+  if (!advice || !game.human_turn) {
+    box.hidden = true;
+    return;
+  }
+  const best = advice.best || {};
+  const keepText = (keep) => (keep && keep.length ? t("advice_keep", keep.join(" ")) : t("advice_keep_none"));
+  let what = "";
+  if (best.action === "keep") what = keepText(best.keep);
+  else if (best.action === "write") what = t("advice_box", label(game, best.box), best.entry_points);
+  else if (best.action === "announce") {
+    what = t("advice_announce", game.announced_throw, label(game, best.box), (best.keep || []).join(" ") || "—");
+  }
+  const value = typeof advice.value === "number" ? advice.value : best.value;
+  const worth = typeof value !== "number" ? ""
+    : advice.objective === "win" ? t("win_chance", Math.round(Math.min(value, 1) * 100))
+    : t("expected", value.toFixed(1));
+  box.hidden = !what;
+  box.className = "advice";
+  box.replaceChildren(
+    el("strong", { text: `${t("advice")} : ` }), what,
+    worth ? el("span", { class: "expected", text: ` — ${worth}` }) : null,
+  );
+}
+
+function renderSuggestions(game) {
+  const list = $("suggestions");
+  const all = game.suggestions;
+  const shown = showAll ? all : all.slice(0, 6);
+  const hint = $("no-suggestions");
+  hint.hidden = true;
+  if (game.must_throw) {
+    hint.hidden = false;
+    hint.textContent = t("must_throw");
+  }
+  const humanTurn = game.human_turn && !game.finished;
+  list.replaceChildren(...shown.map((entry) => el("li", {},
+    el("button", {
+      type: "button",
+      class: `sugg${entry.points === 0 ? " zero" : ""}${entry.points < 0 ? " negative" : ""}`,
+      "data-box": entry.box,
+      disabled: !humanTurn,
+      onclick: () => post("/api/score", { box: entry.box }),
+    },
+    el("span", { class: "sugg-label", text: entry.label }),
+    el("span", { class: "sugg-points", text: entry.bonus ? `${entry.points} +${entry.bonus}` : entry.points }),
+    el("span", { class: "sugg-why", text: entry.why }),
+    entry.multipliers.length
+      ? el("span", { class: "chips" }, entry.multipliers.map((m) => el("span", { class: "chip", text: `×${m.x} ${m.why}` })))
+      : null),
+  )));
+  const more = $("btn-more");
+  more.hidden = all.length <= 6;
+  more.textContent = showAll ? t("show_less") : t("show_all", all.length);
+}
+
+function renderRecent(game) {
+  const list = $("recent");
+  if (!game.recent.length) {
+    list.replaceChildren(el("li", { class: "hint", text: t("nothing_yet") }));
+    return;
+  }
+  list.replaceChildren(...game.recent.slice(0, 5).map((r) => el("li", {},
+    el("strong", { text: r.player }), ` : ${r.label} `,
+    el("span", { class: "pts", text: `${r.points}${r.bonus ? ` +${r.bonus}` : ""}` }),
+    el("span", { class: "dice-text", text: ` (${r.dice.join(" ")})` }))));
+}
+
+function cellText(points) {
+  if (points === null || points === undefined) return "";
+  return points === 0 ? "—" : String(points);
+}
+
+function previews(game) {
+  const out = new Map();
+  if (!game.human_turn || game.finished) return out;
+  for (const s of game.suggestions) out.set(s.box, s.points);
+  return out;
+}
+
+function renderSheet(game) {
+  const table = $("sheet");
+  table.className = `sheet ${game.sheet.layout}`;
+  if (game.sheet.layout === "columns") renderColumns(game, table);
+  else renderRows(game, table);
+}
+
+function playerHead(game, p, i) {
+  return el("th", {
+    scope: "col",
+    class: i === game.current ? "player current" : "player",
+    title: p.computer ? `${t("computer")} (${p.computer})` : null,
+  }, p.name, p.computer ? el("small", { text: ` ${t("computer")}` }) : null);
+}
+
+function renderRows(game, table) {
+  const preview = previews(game);
+  const head = el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "corner" }),
+    game.players.map((p, i) => playerHead(game, p, i))));
+  const rows = game.sheet.rows.map((row) => {
+    if (row.kind === "section") {
+      return el("tr", { class: "section" }, el("th", { colspan: game.players.length + 1, scope: "colgroup", text: row.label }));
+    }
+    if (row.kind === "total") {
+      return el("tr", { class: `total ${row.key}` }, el("th", { scope: "row", text: row.label }),
+        game.sheets.map((s) => el("td", { text: String(s.totals.find((x) => x.key === row.key)?.points ?? "") })));
+    }
+    return el("tr", { class: "box", "data-box": row.id }, el("th", { scope: "row", text: row.label }),
+      game.sheets.map((s, i) => {
+        const points = s.cells[row.id];
+        if ((points === null || points === undefined) && i === game.current && preview.has(row.id)) {
+          return el("td", { class: "preview", title: t("cell_preview", preview.get(row.id)), text: String(preview.get(row.id)) });
+        }
+        return el("td", { class: points === 0 ? "crossed" : "", text: cellText(points) });
+      }));
+  });
+  table.replaceChildren(head, el("tbody", {}, rows));
+}
+
+function renderColumns(game, table) {
+  const preview = previews(game);
+  const columns = game.sheet.columns;
+  const head = el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "corner" }),
+    columns.map((c) => el("th", {
+      scope: "col", class: c.closed ? "closed" : "", title: c.closed ? `${c.label} — ${c.closed}` : c.label,
+    }, c.id)),
+    el("th", { scope: "col", text: t("total") })));
+  const body = game.sheets.map((s, i) => el("tr", { class: i === game.current ? "current" : "" },
+    el("th", { scope: "row", class: "player" }, s.player, game.players[i].computer ? el("small", { text: ` ${t("computer")}` }) : null),
+    columns.map((c) => {
+      const points = s.cells[c.id];
+      if ((points === null || points === undefined) && i === game.current && preview.has(c.id) && !c.closed) {
+        return el("td", { class: "preview", text: String(preview.get(c.id)) });
+      }
+      return el("td", { class: c.closed ? "closed" : "", text: cellText(points) });
+    }),
+    el("td", { class: "total", text: String(s.totals[s.totals.length - 1].points) })));
+  const foot = el("tfoot", {}, el("tr", {}, el("th", { scope: "row", text: t("column_total") }),
+    columns.map((c) => el("td", { class: c.closed ? "closed" : "", title: c.closed || null },
+      c.closed ? `✗ ${c.capacity > 1 ? c.total : ""}`.trim() : `${c.total}/${c.capacity}`)),
+    el("td", {})));
+  table.replaceChildren(head, el("tbody", {}, body), foot);
+}
+
+// -- dialogs -----------------------------------------------------------------------------------
+let editing = null;
+
+function editDie(i) {
+  const game = state.game;
+  if (!game || !game.dice || !game.human_turn) return;
+  const die = game.dice[i];
+  editing = { index: i, value: die.value, colour: die.colour, finish: die.finish };
+  const top = game.kind === "d10" ? 10 : 6;
+  const values = [];
+  for (let v = 1; v <= top; v += 1) {
+    values.push(el("button", {
+      type: "button", class: "choice", "data-value": v, "aria-pressed": v === die.value ? "true" : "false",
+      text: v, onclick: () => { editing.value = v; markChoice("die-values", "value", v); },
+    }));
+  }
+  $("die-values").replaceChildren(...values);
+  const colours = die.colour ? ["red", "white"].map((c) => el("button", {
+    type: "button", class: `choice ${c}`, "data-colour": c, "aria-pressed": c === die.colour ? "true" : "false",
+    text: t(c), onclick: () => { editing.colour = c; markChoice("die-colours", "colour", c); },
+  })) : [];
+  $("die-colours").replaceChildren(...colours);
+  const finishes = die.finish ? ["frosted", "transparent"].map((f) => el("button", {
+    type: "button", class: "choice", "data-finish": f, "aria-pressed": f === die.finish ? "true" : "false",
+    text: t(f), onclick: () => { editing.finish = f; markChoice("die-finishes", "finish", f); },
+  })) : [];
+  $("die-finishes").replaceChildren(...finishes);
+  $("dlg-die").showModal();
+}
+
+function markChoice(id, key, value) {
+  for (const b of $(id).querySelectorAll("button")) {
+    b.setAttribute("aria-pressed", b.dataset[key] === String(value) ? "true" : "false");
+  }
+}
+
+function token(die) {
+  return `${die.value}${die.colour ? die.colour[0] : ""}${die.finish ? die.finish[0] : ""}`;
+}
+
+function sendCorrection() {
+  const game = state.game;
+  if (!editing || !game || !game.dice) return;
+  const dice = game.dice.map((d, i) => (i === editing.index ? token(editing) : token(d)));
+  editing = null;
+  post("/api/correct", { dice });
+}
+
+function openAnnounce() {
+  const game = state.game;
+  $("announce-title").textContent = t("announce_title", game.announced_throw);
+  $("announce-boxes").replaceChildren(...game.announceable.map((box) => el("button", {
+    type: "button", class: "choice", "data-box": box, text: label(game, box),
+    onclick: () => { $("dlg-announce").close(); post("/api/announce", { box }); },
+  })));
+  $("dlg-announce").showModal();
+}
+
+// new game form
+function rulesById(id) {
+  return boot.rules.find((r) => r.id === id) || boot.rules[0];
+}
+
+function renderOptions() {
+  const rules = rulesById($("new-rules").value);
+  const box = $("new-options");
+  const fields = rules.options.map((opt) => {
+    let input;
+    if (opt.choices) {
+      input = el("select", { "data-option": opt.name },
+        opt.choices.map((c, i) => el("option", { value: i, selected: c === opt.default, text: String(c) })));
+    } else if (opt.type === "bool") {
+      input = el("input", { type: "checkbox", "data-option": opt.name, checked: opt.default });
+    } else {
+      input = el("input", {
+        type: "number", "data-option": opt.name, value: opt.default,
+        min: opt.bounds ? opt.bounds[0] : null, max: opt.bounds ? opt.bounds[1] : null,
+      });
+    }
+    return el("label", { class: "option", title: opt.help },
+      el("span", { class: "option-name", text: opt.name.replaceAll("_", " ") }), input,
+      el("small", { class: "help", text: opt.help }));
+  });
+  box.replaceChildren(...fields);
+  $("new-options-box").hidden = !fields.length;
+}
+
+function optionValues() {
+  const rules = rulesById($("new-rules").value);
+  const out = {};
+  for (const opt of rules.options) {
+    const input = $("new-options").querySelector(`[data-option="${opt.name}"]`);
+    if (opt.choices) out[opt.name] = opt.choices[Number(input.value)];
+    else if (opt.type === "bool") out[opt.name] = input.checked;
+    else out[opt.name] = parseInt(input.value, 10);
+  }
+  return out;
+}
+
+function playerRow(kind = "human", name = "") {
+  const select = el("select", { class: "kind", "aria-label": t("players") },
+    ["human", "facile", "difficile"].map((k) => el("option", { value: k, selected: k === kind, text: t(k) })));
+  const input = el("input", {
+    class: "name", type: "text", maxlength: 24, value: name, placeholder: t("name"), "aria-label": t("name"),
+  });
+  input.hidden = kind !== "human";
+  select.addEventListener("change", () => { input.hidden = select.value !== "human"; });
+  const remove = el("button", {
+    type: "button", class: "remove", text: "×", "aria-label": t("remove"),
+    onclick: () => { row.remove(); updatePlayerButtons(); },
+  });
+  const row = el("li", { class: "player-row" }, select, input, remove);
+  return row;
+}
+
+function updatePlayerButtons() {
+  const rows = $("new-players").children;
+  $("btn-add-player").disabled = rows.length >= boot.max_players;
+  for (const b of $("new-players").querySelectorAll(".remove")) b.disabled = rows.length <= 1;
+}
+
+function openNewGame() {
+  const game = state.game;
+  if (game && !game.finished && game.recent.length && !window.confirm(t("confirm_new"))) return;
+  const select = $("new-rules");
+  select.replaceChildren(...boot.rules.map((r) => el("option", { value: r.id, text: r.name })));
+  select.value = game ? game.rules : boot.rules[0].id;
+  renderOptions();
+  const players = game
+    ? game.players.map((p) => (p.computer ? [p.computer, ""] : ["human", p.name]))
+    : [["human", t("player_n", 1)], ["human", t("player_n", 2)]];
+  $("new-players").replaceChildren(...players.map(([k, n]) => playerRow(k, n)));
+  updatePlayerButtons();
+  $("new-error").hidden = true;
+  $("dlg-new").showModal();
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  const players = [...$("new-players").children].map((row) => {
+    const kind = row.querySelector(".kind").value;
+    return kind === "human" ? row.querySelector(".name").value.trim() : kind;
+  });
+  const result = await post("/api/games", {
+    rules: $("new-rules").value, options: optionValues(), players,
+  });
+  if (result) $("dlg-new").close();
+}
+
+// -- wiring -----------------------------------------------------------------------------------
+function wire() {
+  $("btn-throw").addEventListener("click", () => post("/api/throw", { keep: [...keep].sort((a, b) => a - b) }));
+  $("btn-undo").addEventListener("click", () => post("/api/undo", {}));
+  $("btn-new").addEventListener("click", openNewGame);
+  $("btn-start").addEventListener("click", openNewGame);
+  $("btn-announce").addEventListener("click", openAnnounce);
+  $("btn-more").addEventListener("click", () => { showAll = !showAll; render(); });
+  $("btn-lang").addEventListener("click", () => {
+    lang = lang === "fr" ? "en" : "fr";
+    localStorage.setItem("yamscope.lang", lang);
+    render();
+  });
+  $("new-rules").addEventListener("change", renderOptions);
+  $("btn-add-player").addEventListener("click", () => {
+    $("new-players").append(playerRow("human", t("player_n", $("new-players").children.length + 1)));
+    updatePlayerButtons();
+  });
+  $("form-new").addEventListener("submit", startGame);
+  $("btn-new-cancel").addEventListener("click", () => $("dlg-new").close());
+  $("form-die").addEventListener("submit", sendCorrection);
+  $("btn-die-cancel").addEventListener("click", () => { editing = null; $("dlg-die").close(); });
+  $("btn-announce-cancel").addEventListener("click", () => $("dlg-announce").close());
+  $("btn-pin-cancel").addEventListener("click", () => { pending = null; $("dlg-pin").close(); });
+  $("form-pin").addEventListener("submit", () => {
+    pin = $("pin-input").value;
+    sessionStorage.setItem("yamscope.pin", pin);
+    const retry = pending;
+    pending = null;
+    if (retry) retry();
+  });
+}
+
+wire();
+render();
+setConn(false);
+connect();
+if (!state.game) openNewGame();

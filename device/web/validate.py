@@ -1,0 +1,127 @@
+"""Request bodies checked before they reach the table: types, sizes, known names.
+
+Why here and not in the game: the game refuses what the *rules* forbid (409); malformed or
+oversized input is the client's fault (400) and is refused before any lock is taken, so a
+refused request never changes anything. Every check names the field it refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+from device.table_state import COMPUTER_KINDS, computer_kind
+from scoring.rulebooks import RULEBOOKS
+
+NAME_MAX = 24
+MAX_DICE = 12
+_TOKEN = re.compile(r"^(10|[0-9])[rw]?[ft]?$")
+_BOX = re.compile(r"^[A-Za-z0-9_]{1,24}$")
+
+
+class BadRequest(ValueError):
+    """Input the API refuses before looking at the rules (HTTP 400)."""
+
+
+def body(data: Any, allowed: set[str], required: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """A JSON object with only known fields and every required one."""
+    if not isinstance(data, dict):
+        raise BadRequest("the body must be a JSON object")
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise BadRequest(f"unknown field {', '.join(unknown)}")
+    missing = sorted(required - set(data))
+    if missing:
+        raise BadRequest(f"missing field {', '.join(missing)}")
+    return data
+
+
+def rules_id(value: Any) -> str:
+    if not isinstance(value, str) or value not in RULEBOOKS:
+        raise BadRequest(f"rules must be one of {', '.join(RULEBOOKS)}")
+    return value
+
+
+def options(value: Any, rules: str) -> dict[str, Any]:
+    """Pre-game options: known names, and values of the type and range each declares."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise BadRequest("options must be an object")
+    fields = {f.name: f for f in dataclasses.fields(RULEBOOKS[rules].options_type)}
+    out = {}
+    for name, v in value.items():
+        if name not in fields:
+            raise BadRequest(f"{rules} has no option {str(name)[:NAME_MAX]!r}")
+        f = fields[name]
+        choices = f.metadata.get("choices")
+        if choices is not None:
+            if not any(type(v) is type(c) and v == c for c in choices):
+                raise BadRequest(f"option {name} must be one of {list(choices)}")
+        elif type(v) is not type(f.default):
+            raise BadRequest(f"option {name} must be {type(f.default).__name__}")
+        bounds = f.metadata.get("bounds")
+        if bounds is not None and not bounds[0] <= v <= bounds[1]:
+            raise BadRequest(f"option {name} must be {bounds[0]} to {bounds[1]}")
+        out[name] = v
+    return out
+
+
+def player_name(value: Any) -> str:
+    if not isinstance(value, str):
+        raise BadRequest("a player is a name or a computer kind (facile, difficile)")
+    name = " ".join(value.split())
+    if not 1 <= len(name) <= NAME_MAX:
+        raise BadRequest(f"a player's name has 1 to {NAME_MAX} characters")
+    if any(unicodedata.category(c).startswith("C") for c in name):
+        raise BadRequest("a player's name has no control characters")
+    if name.lower() not in COMPUTER_KINDS and computer_kind(name):
+        raise BadRequest(f"the name {name!r} is kept for computer players")
+    return name
+
+
+def players(value: Any, max_players: int) -> list[str]:
+    if not isinstance(value, list) or not 1 <= len(value) <= max_players:
+        raise BadRequest(f"players must be a list of 1 to {max_players} players")
+    names = [player_name(v) for v in value]
+    humans = [n.casefold() for n in names if n.lower() not in COMPUTER_KINDS]
+    if len(set(humans)) != len(humans):
+        raise BadRequest("two players have the same name")
+    return names
+
+
+def keep(value: Any, dice_count: int) -> list[int]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or len(value) > dice_count:
+        raise BadRequest(f"keep must be a list of at most {dice_count} positions")
+    if any(type(k) is not int or not 0 <= k < dice_count for k in value):
+        raise BadRequest(f"keep lists dice positions 0 to {dice_count - 1}")
+    if len(set(value)) != len(value):
+        raise BadRequest("keep lists each position once")
+    return sorted(value)
+
+
+def dice(value: Any) -> list[str]:
+    """Dice in the notation of DESIGN.md, one token per die (``7r``, ``10wf``, ``3``)."""
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_DICE:
+        raise BadRequest(f"dice must be a list of 1 to {MAX_DICE} dice tokens")
+    if any(not isinstance(t, str) or not _TOKEN.match(t) for t in value):
+        raise BadRequest("a die is a token like 7, 7r, 10wf or 3rt")
+    return list(value)
+
+
+def box(value: Any, *, nullable: bool = False) -> str | None:
+    if value is None and nullable:
+        return None
+    if not isinstance(value, str) or not _BOX.match(value):
+        raise BadRequest("box must be a box id such as brelan, 6 or petite_suite")
+    return value
+
+
+def dice_count(state: Mapping[str, Any]) -> int:
+    game = state.get("game") or {}
+    return int(game.get("dice_count") or MAX_DICE)

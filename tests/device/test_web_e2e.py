@@ -1,0 +1,356 @@
+"""The table page in a real headless Chromium against a real ``yamscope serve``.
+
+These tests need the Debian packages ``chromium`` and ``chromium-driver`` (or the paths in
+$YAMSCOPE_CHROMIUM and $YAMSCOPE_CHROMEDRIVER) and the pip package ``selenium`` (dev
+extra). Without them they FAIL, never skip: a page nobody has seen working in a browser is
+not tested. Nothing is downloaded: selenium is given the driver's path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+APT = "apt-get install -y chromium chromium-driver"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+)
+WAIT_S = 15
+
+
+def _find(name: str, fallback: str) -> str:
+    """The browser or its driver: $YAMSCOPE_<NAME> if set, else on PATH, else Debian's."""
+    found = os.environ.get(f"YAMSCOPE_{name.upper()}") or shutil.which(name) or fallback
+    if not Path(found).is_file():
+        pytest.fail(f"{name} not found ({found}): install it with `{APT}`")
+    return found
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.fail("selenium is missing: pip install -e '.[dev]'")
+    options = webdriver.ChromeOptions()
+    options.binary_location = _find("chromium", "/usr/bin/chromium")
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    browser = webdriver.Chrome(
+        service=Service(_find("chromedriver", "/usr/bin/chromedriver")), options=options
+    )
+    browser.set_page_load_timeout(WAIT_S)
+    yield browser
+    browser.quit()
+
+
+class Server:
+    """``yamscope serve`` in a subprocess, on a free port, with its own data folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {
+            **os.environ,
+            "YAMSCOPE_DATA_DIR": str(self.folder / "data"),
+            "YAMSCOPE_CACHE_DIR": str(self.folder / "cache"),
+        }
+        command = [sys.executable, "-m", "device.cli", "serve", "--port", str(self.port)]
+        self.process = subprocess.Popen(
+            [*command, "--no-advice"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=open(self.folder / "server.log", "ab"),  # noqa: SIM115
+        )
+        end = time.monotonic() + WAIT_S
+        while time.monotonic() < end:
+            if self.process.poll() is not None:
+                log = (self.folder / "server.log").read_text()
+                pytest.fail(f"yamscope serve exited: {log}")
+            try:
+                with urllib.request.urlopen(self.url + "api/state", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.05)
+        pytest.fail("yamscope serve did not answer")
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        assert self.process is not None
+        self.process.send_signal(sig)
+        self.process.wait(timeout=WAIT_S)
+
+    def state(self) -> dict[str, Any]:
+        with urllib.request.urlopen(self.url + "api/state", timeout=5) as r:
+            return json.load(r)
+
+    def post(self, token: str, path: str, body: Any) -> dict[str, Any]:
+        request = urllib.request.Request(
+            self.url + path.lstrip("/"),
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "X-Yamscope-Token": token},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=5) as r:
+            return json.load(r)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    s = Server(tmp_path)
+    s.start()
+    yield s
+    if s.process is not None and s.process.poll() is None:
+        s.kill(signal.SIGTERM)
+
+
+def viewport(driver: Any, width: int, height: int) -> None:
+    metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500}
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+
+
+def wait(driver: Any, condition: Callable[[Any], Any], what: str) -> Any:
+    from selenium.common.exceptions import TimeoutException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    try:
+        return WebDriverWait(driver, WAIT_S).until(condition)
+    except TimeoutException:
+        pytest.fail(f"timed out waiting for {what}")
+
+
+def css(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, selector)
+
+
+def read(driver: Any, script: str, *args: Any) -> Any:
+    """Read the page in one script: the page redraws on every push, so a Python-side
+    element may be replaced between two calls."""
+    return driver.execute_script(script, *args)
+
+
+def text(driver: Any, selector: str) -> str:
+    return read(
+        driver,
+        "const e = document.querySelector(arguments[0]); return e ? e.innerText : ''",
+        selector,
+    )
+
+
+def dice(driver: Any) -> list[str]:
+    return read(
+        driver,
+        "return [...document.querySelectorAll('#dice .die .value')].map(e => e.textContent)",
+    )
+
+
+def suggestions(driver: Any) -> list[str]:
+    return read(
+        driver, "return [...document.querySelectorAll('#suggestions .sugg')].map(e => e.innerText)"
+    )
+
+
+def cell(driver: Any, box: str, column: int = 0) -> str:
+    """What is written in a box of the sheet ('' when empty, even if a preview shows)."""
+    return read(
+        driver,
+        "const c = document.querySelectorAll(`#sheet tr[data-box='${arguments[0]}'] td`);"
+        "if (!c.length) return '?';"
+        "return c[arguments[1]].classList.contains('preview') ? '' : c[arguments[1]].textContent",
+        box,
+        column,
+    )
+
+
+def click(driver: Any, selector: str) -> None:
+    """Click what the selector finds now (retried if a push redrew it meanwhile)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for _ in range(20):
+        try:
+            css(driver, selector)[0].click()
+            return
+        except (StaleElementReferenceException, IndexError):
+            time.sleep(0.05)
+    pytest.fail(f"could not click {selector}")
+
+
+def start_game(driver: Any, rules: str, players: list[str]) -> None:
+    """Fill the new-game form as a player would ("facile": a computer player)."""
+    from selenium.webdriver.support.ui import Select
+
+    wait(driver, lambda d: css(d, "#dlg-new[open]"), "the new game form")
+    Select(css(driver, "#new-rules")[0]).select_by_value(rules)
+    while len(css(driver, "#new-players li")) > 1:
+        css(driver, "#new-players li .remove")[-1].click()
+    while len(css(driver, "#new-players li")) < len(players):
+        click(driver, "#btn-add-player")
+    for row, player in zip(css(driver, "#new-players li"), players, strict=True):
+        kind = Select(row.find_element("css selector", ".kind"))
+        if player in ("facile", "difficile"):
+            kind.select_by_value(player)
+        else:
+            kind.select_by_value("human")
+            name = row.find_element("css selector", ".name")
+            name.clear()
+            name.send_keys(player)
+    click(driver, "#btn-new-start")
+    wait(driver, lambda d: not css(d, "#dlg-new[open]"), "the form to close")
+
+
+def test_play_reload_correct_undo_and_survive_a_crash(driver: Any, server: Server) -> None:
+    viewport(driver, 800, 480)
+    driver.get(server.url)
+    start_game(driver, "yams", ["Anne", "facile"])
+    wait(driver, lambda d: "Anne" in text(d, "#turn"), "Anne's turn")
+    assert text(driver, "#sheet thead th.player") == "Anne"
+
+    # throw: five dice and ranked suggestions appear
+    click(driver, "#btn-throw")
+    wait(driver, lambda d: len(dice(d)) == 5 and suggestions(d), "dice and suggestions")
+    first = dice(driver)
+    click(driver, '#dice .die[data-index="0"]')  # keep the first die
+    pressed = "return document.querySelector('#dice .die[data-index=\"0\"]').ariaPressed"
+    assert read(driver, pressed) == "true"
+    click(driver, "#btn-throw")
+    wait(driver, lambda d: "2/3" in text(d, "#turn"), "the second throw")
+    assert dice(driver)[0] == first[0]
+    assert server.state()["game"]["dice"][0]["kept"] is True
+
+    # one tap records the best entry; the computer then plays its turn by itself
+    box, points = read(
+        driver,
+        "const b = document.querySelector('#suggestions .sugg');"
+        "return [b.dataset.box, b.querySelector('.sugg-points').textContent]",
+    )
+    click(driver, f'#suggestions .sugg[data-box="{box}"]')
+    wait(driver, lambda d: cell(d, box) in (points, "—"), "the entry on the sheet")
+    wait(driver, lambda d: "Ordi facile" in text(d, "#recent"), "the computer's turn")
+    wait(driver, lambda d: "Anne" in text(d, "#turn"), "Anne's turn again")
+    sheet = text(driver, "#sheet")
+    driver.refresh()
+    wait(driver, lambda d: "Anne" in text(d, "#turn"), "the page after a reload")
+    assert text(driver, "#sheet") == sheet
+
+    # a misread die corrected: the suggestions follow
+    click(driver, "#btn-throw")
+    wait(driver, lambda d: len(dice(d)) == 5 and suggestions(d), "a new throw")
+    before, shown = dice(driver), suggestions(driver)
+    click(driver, '#dice .edit[data-edit="0"]')
+    wait(driver, lambda d: css(d, "#dlg-die[open]"), "the die editor")
+    new_value = "6" if before[0] != "6" else "1"
+    click(driver, f'#die-values [data-value="{new_value}"]')
+    click(driver, "#btn-die-ok")
+    wait(driver, lambda d: dice(d)[0] == new_value, "the corrected die")
+    wait(driver, lambda d: suggestions(d) != shown, "new suggestions")
+    corrected = server.state()["game"]
+    assert corrected["dice"][0]["value"] == int(new_value) and corrected["throw"] == 1
+
+    # undo takes back Anne's entry (and the computer's after it)
+    click(driver, "#btn-undo")
+    wait(driver, lambda d: cell(d, box) == "", "the entry taken back")
+    written = (
+        "return [...document.querySelectorAll('#sheet tr.box td:not(.preview)')]"
+        ".map(c => c.textContent).filter(t => t !== '')"
+    )
+    assert read(driver, written) == []
+    assert server.state()["game"]["turn"] == 1
+
+    # write again, throw, then the server dies mid-turn: the restarted one shows the same game
+    click(driver, "#suggestions .sugg")
+    wait(driver, lambda d: "Anne" in text(d, "#turn") and "Ordi" in text(d, "#recent"), "turn 3")
+    click(driver, "#btn-throw")
+    wait(driver, lambda d: "1/3" in text(d, "#turn"), "a throw before the crash")
+    seen = {"dice": dice(driver), "sheet": text(driver, "#sheet"), "turn": text(driver, "#turn")}
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors  # no script error, no refused request, nothing blocked by CSP
+    server.kill(signal.SIGKILL)
+    server.start()
+    driver.refresh()
+    wait(driver, lambda d: len(dice(d)) == 5, "the page after the restart")
+    assert {
+        "dice": dice(driver),
+        "sheet": text(driver, "#sheet"),
+        "turn": text(driver, "#turn"),
+    } == seen
+    assert not driver.execute_script("return document.getElementById('dlg-new').open")
+
+
+def _token(driver: Any) -> str:
+    return driver.execute_script(
+        "return JSON.parse(document.getElementById('boot').textContent).token"
+    )
+
+
+@pytest.mark.parametrize(("width", "height"), [(360, 740), (800, 480)])
+def test_no_horizontal_overflow_with_six_players(
+    driver: Any, server: Server, width: int, height: int
+) -> None:
+    viewport(driver, width, height)
+    driver.get(server.url)
+    names = ["Anne-Charlotte", "Bruno", "Chloé", "facile", "Dominique", "facile"]
+    for rules in ("impossible", "yams", "cameroun"):
+        server.post(_token(driver), "/api/games", {"rules": rules, "players": names})
+        driver.refresh()
+        click(driver, "#btn-throw")
+        wait(driver, lambda d: suggestions(d), f"{rules}: suggestions")
+        overflow = driver.execute_script(
+            "const e = document.documentElement;"
+            "return [e.scrollWidth, e.clientWidth, document.body.scrollWidth];"
+        )
+        assert overflow[0] <= overflow[1] and overflow[2] <= overflow[1], (rules, overflow)
+        assert len(css(driver, "#sheet thead th.player, #sheet tbody th.player")) == 6
+
+
+def test_language_toggle_and_announced_throw(driver: Any, server: Server) -> None:
+    viewport(driver, 800, 480)
+    driver.get(server.url)
+    token = _token(driver)
+    server.post(token, "/api/games", {"rules": "cameroun", "players": ["Anne", "Bruno"]})
+    driver.refresh()
+    wait(driver, lambda d: text(d, "#btn-throw") == "Lancer", "the French page")
+    click(driver, "#btn-lang")
+    assert text(driver, "#btn-throw") == "Throw" and text(driver, "#btn-new") == "New game"
+    click(driver, "#btn-lang")
+    assert text(driver, "#btn-throw") == "Lancer"
+    for _ in range(2):
+        click(driver, "#btn-throw")
+        time.sleep(0.2)
+    wait(driver, lambda d: css(d, "#btn-announce") and css(d, "#btn-announce")[0].is_displayed(),
+         "the announce button")  # fmt: skip
+    assert "3e jet" in text(driver, "#btn-announce")
+    click(driver, "#btn-announce")
+    wait(driver, lambda d: css(d, "#dlg-announce[open]"), "the announce dialog")
+    click(driver, '#announce-boxes [data-box="Q"]')
+    wait(driver, lambda d: "Quinte" in text(d, "#banner"), "the announced column")
+    assert server.state()["game"]["announced"] == "Q"
