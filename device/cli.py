@@ -289,17 +289,18 @@ def cmd_validate_config(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from device.paths import default_database
-    from device.serve import ServeError, check, serve
+    from device.config import ConfigError, load_config
+    from device.serve import serve, settings
 
     try:
-        check(args.host, args.pin, args.camera)
-    except ServeError as exc:
-        raise UsageError(str(exc)) from None
-    if not 0 <= args.port <= 65535:
-        raise UsageError("--port must be 0 to 65535")
-    data = Path(args.data) if args.data else default_database()
-    return serve(args.host, args.port, data, args.pin, advice=not args.no_advice)
+        config = load_config(args.config)
+        server, _camera = settings(
+            config, host=args.host, port=args.port, pin=args.pin, camera=args.camera
+        )
+    except ConfigError as exc:
+        raise UsageError("; ".join(exc.problems)) from None
+    data = Path(args.data) if args.data else config.storage.data_dir / "yamscope.db"
+    return serve(config, server, data, advice=not args.no_advice)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -389,13 +390,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Serve the table page (/) and the JSON API (/api/). Binds to 127.0.0.1 "
         "unless told otherwise; any other address needs --pin.",
     )
-    srv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    srv.add_argument("--port", type=int, default=8600, help="port (default 8600)")
+    srv.add_argument("--config", metavar="FILE", help="a configuration file (TOML)")
+    srv.add_argument("--host", help="address to bind (default 127.0.0.1, or the config's)")
+    srv.add_argument("--port", type=int, help="port (default 8600, or the config's)")
     srv.add_argument(
         "--data",
         metavar="PATH",
-        help="the SQLite records file (default: yamscope.db in the user data folder, "
-        "or in $YAMSCOPE_DATA_DIR)",
+        help="the SQLite records file (default: yamscope.db in the config's storage.data_dir: "
+        "the user data folder, or $YAMSCOPE_DATA_DIR)",
     )
     srv.add_argument("--pin", help="a code every changing action needs (required off loopback)")
     srv.add_argument("--camera", metavar="SPEC", help="the dice source; only 'simulated' for now")

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import platformdirs
 from pydantic import (
     AfterValidator,
     BaseModel,
@@ -36,6 +35,7 @@ from pydantic import (
     field_validator,
 )
 
+from device import paths
 from scoring.entries import RulesError
 from scoring.game import MAX_PLAYERS
 from scoring.rulebooks import RULEBOOKS, Rulebook, get_rulebook
@@ -211,7 +211,7 @@ class Storage(Section):
     """Where the table keeps its records: games, throws, entries, corrections."""
 
     data_dir: FilePath = Field(
-        default_factory=lambda: platformdirs.user_data_path("yamscope"),
+        default_factory=paths.data_dir,
         description="Folder of the records file (yamscope.db). Default: the user's data "
         "folder (~/.local/share/yamscope on Linux). A relative path is taken from this "
         "file's folder.",
@@ -338,7 +338,7 @@ class Advisor(Section):
     """The strategy advisor."""
 
     cache_dir: FilePath = Field(
-        default_factory=lambda: platformdirs.user_cache_path("yamscope"),
+        default_factory=paths.cache_dir,
         description="Folder of solved strategies, rebuilt when missing (minutes on a Pi). "
         "Default: the user's cache folder (~/.cache/yamscope on Linux).",
     )

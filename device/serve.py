@@ -8,45 +8,51 @@ second process.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import signal
 import sys
 from pathlib import Path
 from types import FrameType
 
-CAMERAS = ("simulated",)
-PIN_LENGTH = (4, 32)
+from pydantic import ValidationError
+
+from device.config import Config, ConfigError, Server, parse_camera_source, problems
+
+# Camera sources the table can run on today: "auto" means the simulated tray until the
+# camera pipeline lands.
+CAMERAS = ("auto", "simulated")
 
 
-class ServeError(ValueError):
-    """A ``serve`` request that cannot be honoured (reported on one line, exit 2)."""
+def settings(
+    config: Config,
+    *,
+    host: str | None = None,
+    port: int | None = None,
+    pin: str | None = None,
+    camera: str | None = None,
+) -> tuple[Server, str]:
+    """The server settings and camera source: the configuration, then the command line.
 
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+    The command line goes through the configuration's own checks (a PIN off loopback,
+    its form), so both ways of asking are refused alike. Raises ConfigError.
+    """
+    wanted = config.server.model_dump()
+    wanted |= {k: v for k, v in {"host": host, "port": port, "pin": pin}.items() if v is not None}
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False  # a name: it may resolve to the LAN
+        server = Server.model_validate(wanted)
+    except ValidationError as exc:
+        raise ConfigError([f"server.{line}" for line in problems(exc)]) from None
+    spec = camera if camera is not None else config.camera.source
+    try:
+        source = parse_camera_source(spec)
+    except ValueError as exc:
+        raise ConfigError([f"camera: {exc}"]) from None
+    if source.kind not in CAMERAS:
+        raise ConfigError([f"camera {spec!r} is not supported yet (only: simulated)"])
+    return server, source.kind
 
 
-def check(host: str, pin: str | None, camera: str | None) -> None:
-    """Refuse what would be unsafe or unsupported, before anything is opened."""
-    if camera is not None and camera not in CAMERAS:
-        raise ServeError(f"camera {camera!r} is not supported yet (only: {', '.join(CAMERAS)})")
-    if pin is not None and not (
-        PIN_LENGTH[0] <= len(pin) <= PIN_LENGTH[1] and pin.isprintable() and " " not in pin
-    ):
-        raise ServeError(f"--pin must be {PIN_LENGTH[0]} to {PIN_LENGTH[1]} characters, no spaces")
-    if not is_loopback(host) and pin is None:
-        raise ServeError(
-            f"serving {host} makes the table reachable from the network: give --pin too"
-        )
-
-
-def serve(host: str, port: int, data: Path, pin: str | None, *, advice: bool = True) -> int:
+def serve(config: Config, server_settings: Server, data: Path, *, advice: bool = True) -> int:
     from werkzeug.serving import make_server
 
     from device.store import Store
@@ -54,9 +60,16 @@ def serve(host: str, port: int, data: Path, pin: str | None, *, advice: bool = T
     from device.web import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    host, port, pin = server_settings.host, server_settings.port, server_settings.pin
     store = Store(data)
-    session = TableSession(store, advice=advice)
-    app = create_app(session, pin=pin)
+    session = TableSession(store, advice=advice, cache_dir=config.advisor.cache_dir)
+    app = create_app(
+        session,
+        pin=pin,
+        max_players=config.table.max_players,
+        language=config.table.language,
+        default_rules=config.table.rules,
+    )
     server = make_server(host, port, app, threaded=True)
     server.daemon_threads = True  # pushed-state clients never keep the process alive
 

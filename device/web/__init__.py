@@ -48,8 +48,16 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
     return out
 
 
-def create_app(session: TableSession, *, pin: str | None = None, max_players: int = 6) -> Flask:
-    """The app for one table session. ``pin``: needed by every changing action (LAN use).
+def create_app(
+    session: TableSession,
+    *,
+    pin: str | None = None,
+    max_players: int = 6,
+    language: str = "fr",
+    default_rules: str = "impossible",
+) -> Flask:
+    """The app for one table session. ``pin``: needed by every changing action (LAN use);
+    ``language`` and ``default_rules``: what the page starts with (the configuration's).
 
     Without a PIN the app answers only to loopback host names, so a web page elsewhere
     cannot reach it through DNS rebinding.
@@ -115,6 +123,8 @@ def create_app(session: TableSession, *, pin: str | None = None, max_players: in
             "token": token,
             "pin": pin is not None,
             "max_players": max_players,
+            "language": language,
+            "default_rules": default_rules,
             "rules": rules_catalog(),
             "state": session.state(),
         }

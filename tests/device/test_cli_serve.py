@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from device.config import is_loopback
 from device.paths import default_database
-from device.serve import is_loopback
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,12 +34,13 @@ def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--camera", "usb0"], "only: simulated"),
-        (["--host", "0.0.0.0"], "--pin"),
-        (["--host", "192.168.1.20"], "--pin"),
-        (["--host", "pi.local"], "--pin"),
-        (["--host", "0.0.0.0", "--pin", "12"], "--pin must be"),
-        (["--port", "70000"], "--port"),
+        (["--camera", "usb0"], "camera: must be"),
+        (["--camera", "picamera2"], "only: simulated"),
+        (["--host", "0.0.0.0"], "server.pin: required"),
+        (["--host", "192.168.1.20"], "server.pin: required"),
+        (["--host", "pi.local"], "server.pin: required"),
+        (["--host", "0.0.0.0", "--pin", "12"], "server.pin: must be 4 to 8 digits"),
+        (["--port", "70000"], "server.port"),
     ],
 )
 def test_refusals_are_one_clear_line_and_exit_2(args: list[str], said: str, tmp_path: Path) -> None:
@@ -120,3 +121,47 @@ def test_serves_then_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_the_config_file_sets_port_records_language_and_rules(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = tmp_path / "yamscope.toml"
+    config.write_text(
+        f'[server]\nport = {port}\n[storage]\ndata_dir = "records"\n'
+        '[table]\nrules = "cameroun"\nlanguage = "en"\n'
+    )
+    env = {**os.environ, "YAMSCOPE_CACHE_DIR": str(tmp_path / "cache")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "device.cli", "serve", "--config", str(config), "--no-advice"],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        end = time.monotonic() + 15
+        while time.monotonic() < end:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=1) as r:
+                    page = r.read().decode()
+                    break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            pytest.fail("no answer on the configured port")
+        assert '"language": "en"' in page and '"default_rules": "cameroun"' in page
+        assert (tmp_path / "records" / "yamscope.db").exists()
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
+
+
+def test_a_bad_config_file_is_refused_with_its_problems(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text('[server]\nport = 70000\n[table]\nrules = "poker"\n')
+    r = serve("--config", str(config))
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1
+    assert "server.port" in r.stderr and "table.rules" in r.stderr

@@ -56,7 +56,8 @@ const WORDS = {
     computer_error: "The computer could not play: {0}", crossed: "crossed",
   },
 };
-let lang = localStorage.getItem("yamscope.lang") === "en" ? "en" : "fr";
+let lang = localStorage.getItem("yamscope.lang") || boot.language || "fr";
+if (lang !== "en") lang = "fr";
 
 function t(key, ...args) {
   const text = WORDS[lang][key] ?? WORDS.fr[key] ?? key;
@@ -583,7 +584,7 @@ function openNewGame() {
   if (game && !game.finished && game.recent.length && !window.confirm(t("confirm_new"))) return;
   const select = $("new-rules");
   select.replaceChildren(...boot.rules.map((r) => el("option", { value: r.id, text: r.name })));
-  select.value = game ? game.rules : boot.rules[0].id;
+  select.value = game ? game.rules : boot.default_rules || boot.rules[0].id;
   renderOptions();
   const players = game
     ? game.players.map((p) => (p.computer ? [p.computer, ""] : ["human", p.name]))
