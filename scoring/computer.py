@@ -68,6 +68,10 @@ def _difficile(rules: str, cache_dir: str | None) -> ComputerPlayer:
         from scoring.advisor.cameroun import Difficile
 
         return Difficile()
+    if rules == "impossible":
+        from scoring.advisor.impossible import Difficile as ImpossibleDifficile
+
+        return ImpossibleDifficile()
     raise ValueError(f"no difficile player for {rules} yet")
 
 

@@ -44,7 +44,40 @@ def advise_game(game: Game, cache_dir: str | os.PathLike[str] | None = None) -> 
         from scoring.advisor import cameroun
 
         return cameroun.advise(game)
-    raise RulesError(f"no advisor for {rb.id} yet")
+    from scoring.advisor import impossible
+
+    return _impossible(game, impossible.advise(game))
+
+
+def _impossible(game: Game, raw: dict[str, Any]) -> dict[str, Any]:
+    """Yams impossible's options are valued as gains over the rest of the game: turned
+    into expected final scores (the best option's is the advisor's expected final)."""
+    assert game.dice is not None
+    final = raw["expected_final"]
+    why = {e.box: e.why for e in game.choices()}
+
+    def faces(positions: list[int]) -> list[int]:
+        return sorted(game.dice[i].value for i in positions)  # type: ignore[index]
+
+    def convert(o: dict[str, Any]) -> dict[str, Any]:
+        out = {"action": o["kind"], "value": final - o["loss"], "loss": o["loss"]}
+        if o["kind"] == "write":
+            out |= {"box": o["box"], "entry_points": o["points"], "why": why.get(o["box"], "")}
+        else:
+            out |= {"keep": faces(o["keep"]), "dice": o["keep"], "fill": {}}
+        if o["kind"] == "announce":
+            out |= {"box": o["box"], "success": o.get("chance")}
+        return out
+
+    return {
+        "objective": "score",
+        "value": final,
+        "best": convert(raw["best"]),
+        "entries": [convert(o) for o in raw["entries"]],
+        "keeps": [convert(o) for o in raw["keeps"]],
+        "announces": [convert(o) for o in raw["announces"]],
+        "bonus_chance": raw["bonus_chance"],
+    }
 
 
 def _five_dice(advice: Advice) -> dict[str, Any]:
