@@ -151,3 +151,18 @@ def test_a_corrupt_cache_is_rebuilt_not_trusted(tmp_path: Path) -> None:
         path.write_bytes(b"garbage")
     again = run(tmp_path, "--rules", "yams", "--expected")
     assert again.returncode == 0 and "245.8708" in again.stdout
+
+
+def test_impossible_advice_values_keeps_and_entries_as_expected_final_scores(cache: Path) -> None:
+    dice = "7r 7r 7r 2r 3r 7w 7w 1w 9w 4w"
+    out = advise_json(cache, "--rules", "impossible", "--dice", dice, "--throw", "1")
+    assert out["objective"] == "score"
+    assert out["best"]["action"] == "keep" and out["best"]["keep"].count(7) == 5
+    assert out["value"] == pytest.approx(out["best"]["value"])
+    boxes = {e["box"]: e for e in out["entries"]}
+    assert boxes["youpi_yams"]["entry_points"] == 75  # five 7s, first throw ×3
+    for option in out["entries"] + out["keeps"]:
+        assert option["loss"] >= 0
+        assert option["value"] == pytest.approx(out["value"] - option["loss"])
+    last = advise_json(cache, "--rules", "impossible", "--dice", dice, "--throw", "5")
+    assert last["keeps"] == [] and {a["action"] for a in last["announces"]} <= {"announce"}

@@ -83,3 +83,17 @@ def test_bad_input_one_line_on_stderr(args: list[str]) -> None:
     done = run(*args)
     assert done.returncode != 0
     assert done.stderr.strip().count("\n") == 0 and done.stderr.strip()
+
+
+@pytest.mark.parametrize("rules", ["impossible", "cameroun"])
+def test_difficile_beats_facile(rules: str, tmp_path: Path) -> None:
+    env_cache = {"YAMSCOPE_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "device.cli", "simulate", "--quiet", "--rules", rules,
+         "--players", "difficile,facile", "--games", "6", "--seed", "5"],
+        capture_output=True, text=True, encoding="utf-8", cwd=ROOT,
+        env={**os.environ, **env_cache}, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = table_rows(done.stdout)
+    assert rows["difficile"][0] > rows["facile"][0]  # mean over six games
