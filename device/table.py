@@ -28,7 +28,7 @@ from typing import Any, cast
 
 from device.store import Store
 from device.table_state import computer_kind, computer_names, game_state
-from scoring.computer import ComputerPlayer, computer_player, play_turn, roll
+from scoring.computer import computer_player, play_turn, roll
 from scoring.entries import RulesError
 from scoring.game import DiceLike, Game
 
@@ -91,35 +91,6 @@ class _Recorded:
         out = self._game.score(box)
         self._keep()
         return out
-
-
-def finish_turn(game: Game, player: ComputerPlayer, rng: random.Random) -> None:
-    """A computer's turn from wherever it stands (``play_turn`` from a fresh turn).
-
-    Only needed after a restart in the middle of a computer's turn: its throws are kept,
-    and the turn goes on from them instead of being thrown again.
-    """
-    if game.dice is None:
-        play_turn(game, player, rng)
-        return
-    rb = game.rulebook
-    if game.announced is not None:
-        if game.throw_no <= rb.max_throws:
-            game.throw(roll(game, rng))
-        game.score(player.choose(game))
-        return
-    while game.throw_no < rb.max_throws:
-        keep = player.keep(game)
-        if keep is None:
-            break
-        game.throw(roll(game, rng, keep), keep)
-    if game.throw_no == rb.max_throws and rb.announced_throw:
-        announced = player.announce(game)
-        if announced is not None:
-            box, keep = announced
-            game.announce(box)
-            game.throw(roll(game, rng, keep), keep)
-    game.score(player.choose(game))
 
 
 class TableSession:
@@ -421,7 +392,7 @@ class TableSession:
     def _computer_turn(self, key: tuple[int, int], kind: str, rehearsal: Game) -> None:
         player = computer_player(kind, rehearsal.rules, self.cache_dir)
         try:  # on a copy, outside the lock: any first-time solve happens here
-            finish_turn(rehearsal, player, random.Random(0))
+            play_turn(rehearsal, player, random.Random(0))
         except Exception:
             log.debug("rehearsal of %s's turn failed", kind, exc_info=True)
         with self._lock:
@@ -434,7 +405,7 @@ class TableSession:
                 self._publish()
 
             try:
-                finish_turn(cast(Game, _Recorded(game, keep)), player, self.rng)
+                play_turn(cast(Game, _Recorded(game, keep)), player, self.rng)
             except Exception as exc:
                 log.exception("computer %s could not play", game.player)
                 self._computer_error = (cast(tuple[int, int], self._key()), str(exc))

@@ -104,17 +104,27 @@ def roll(game: Game, rng: random.Random, keep: list[int] | None = None) -> tuple
 
 
 def play_turn(game: Game, player: ComputerPlayer, rng: random.Random) -> None:
-    """One whole turn of the current player: throws, optional announced throw, the entry."""
-    game.throw(roll(game, rng))
-    while game.throw_no < game.rulebook.max_throws:
-        keep = player.keep(game)
-        if keep is None:
-            break
-        game.throw(roll(game, rng, keep), keep)
-    if game.throw_no == game.rulebook.max_throws and game.rulebook.announced_throw:
-        announced = player.announce(game)
-        if announced is not None:
-            box, keep = announced
-            game.announce(box)
+    """The current player's turn up to its entry, from wherever it stands.
+
+    Usually from a fresh turn; after a restart in the middle of a computer's turn, its
+    throws are kept and the turn goes on from them instead of being thrown again (the dice
+    it meant to keep for an announced throw are not known then: all are thrown).
+    """
+    rb = game.rulebook
+    if game.dice is None:
+        game.throw(roll(game, rng))
+    if game.announced is None:
+        while game.throw_no < rb.max_throws:
+            keep = player.keep(game)
+            if keep is None:
+                break
             game.throw(roll(game, rng, keep), keep)
+        if game.throw_no == rb.max_throws and rb.announced_throw:
+            announced = player.announce(game)
+            if announced is not None:
+                box, keep = announced
+                game.announce(box)
+                game.throw(roll(game, rng, keep), keep)
+    elif game.throw_no <= rb.max_throws:
+        game.throw(roll(game, rng))
     game.score(player.choose(game))
