@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
@@ -54,6 +54,18 @@ class Options:
     def describe(cls) -> list[tuple[str, Any, str]]:
         """(name, default, help) for each option, for docs and ``--help``."""
         return [(f.name, f.default, f.metadata.get("help", "")) for f in dataclasses.fields(cls)]
+
+
+def face_counts(values: Sequence[int], section: str, name: Callable[[int], str]) -> list[Entry]:
+    """Box v holds the dice showing v, times v, for v = 1-6 (the five-dice upper section,
+    Cameroun's number columns); ``name(v)`` is the box's French name."""
+    out = []
+    for v in range(1, 7):
+        idx = tuple(i for i, x in enumerate(values) if x == v)
+        pts = len(idx) * v
+        why = f"{name(v)} : {len(idx)} × {v} = {pts}" if idx else f"{name(v)} : aucun {v}"
+        out.append(Entry(str(v), section, pts, pts, (), idx, why))
+    return out
 
 
 def option(

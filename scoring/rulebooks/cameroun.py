@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from scoring.dice import Die
 from scoring.entries import Box, Entry, RulesError
-from scoring.rulebooks.base import Options, Rulebook, Table, Total, option
+from scoring.rulebooks.base import Options, Rulebook, Table, Total, face_counts, option
 
 NUMBERS, FIGURES = "chiffres", "figures"
 BOXES = (
@@ -62,16 +62,7 @@ class Cameroun(Rulebook):
         values = [d.value for d in dice]
         counts = Counter(values)
         every = tuple(range(len(values)))
-        out = []
-        for v in range(1, 7):
-            idx = tuple(i for i, x in enumerate(values) if x == v)
-            pts = len(idx) * v
-            why = (
-                f"Colonne des {v} : {len(idx)} × {v} = {pts}"
-                if idx
-                else f"Colonne des {v} : aucun {v}"
-            )
-            out.append(Entry(str(v), NUMBERS, pts, pts, (), idx, why))
+        out = face_counts(values, NUMBERS, lambda v: f"Colonne des {v}")
         for box, (run, pts) in SEQUENCES.items():
             label = self.box(box).label
             if sorted(values) == list(run):

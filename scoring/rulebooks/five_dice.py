@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from scoring.dice import Die
 from scoring.entries import Box, Entry, RulesError
-from scoring.rulebooks.base import Options, Rulebook, Table, Total, option
+from scoring.rulebooks.base import Options, Rulebook, Table, Total, face_counts, option
 
 UPPER, LOWER = "haut", "bas"
 UPPER_THRESHOLD, UPPER_BONUS = 63, 35
@@ -114,16 +114,7 @@ class FiveDice(Rulebook):
         counts = Counter(values)
         total = sum(values)
         every = tuple(range(len(dice)))
-        out = []
-        for v in range(1, 7):
-            idx = tuple(i for i, x in enumerate(values) if x == v)
-            pts = len(idx) * v
-            why = (
-                f"{FACE_NAMES[v]} : {len(idx)} × {v} = {pts}"
-                if idx
-                else f"{FACE_NAMES[v]} : aucun {v}"
-            )
-            out.append(Entry(str(v), UPPER, pts, pts, (), idx, why))
+        out = face_counts(values, UPPER, FACE_NAMES.__getitem__)
         top, n = max(counts.items(), key=lambda kv: (kv[1], kv[0]))
         for box, label, need, rule in (
             ("brelan", "Brelan", 3, self.options.brelan),
