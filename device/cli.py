@@ -189,7 +189,14 @@ def cmd_advise(args: argparse.Namespace) -> int:
         raise UsageError("--option comes from the game file when --game is given")
     rulebook = get_rulebook(args.rules, _options(args.option, args.rules))
     if args.expected:
-        value, how = expected_score(rulebook, cache_dir())
+        from tqdm import tqdm
+
+        if args.games < 2:
+            raise UsageError("--games must be at least 2")
+        with tqdm(total=args.games, unit="game", file=sys.stderr, disable=args.json) as bar:
+            value, how = expected_score(
+                rulebook, cache_dir(), games=args.games, progress=lambda n: bar.update(n - bar.n)
+            )
         print(f"{rulebook.name}: {value:.4f} ({how})")
         return 0
     if args.dice is None or args.throw is None:
@@ -354,6 +361,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     adv.add_argument("--rules", required=True, choices=sorted(RULEBOOKS))
     adv.add_argument("--expected", action="store_true", help="expected score of a new game")
+    adv.add_argument(
+        "--games",
+        type=int,
+        default=100,
+        help="with --expected, for the rulebooks not solved exactly: games to simulate",
+    )
     adv.add_argument("--game", metavar="FILE", help="a saved game (JSON); default: a new game")
     adv.add_argument("--dice", help="the dice on the table, e.g. '6 6 6 2 3'")
     adv.add_argument("--throw", type=int, help="which throw of the turn these dice are (1, 2, ...)")

@@ -16,7 +16,7 @@ turn); ``announces``: announced throws (box and keep) where the rulebook has the
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from scoring.advisor.advice import Advice, advise
@@ -114,16 +114,27 @@ def _five_dice(advice: Advice) -> dict[str, Any]:
 
 
 def expected_score(
-    rulebook: Rulebook, cache_dir: str | os.PathLike[str] | None = None
+    rulebook: Rulebook,
+    cache_dir: str | os.PathLike[str] | None = None,
+    *,
+    games: int = 100,
+    progress: Callable[[int], None] | None = None,
 ) -> tuple[float, str]:
-    """The expected score of a new game under the advisor's play, and how it is known."""
+    """The expected score of a new game under the advisor's play, and how it is known.
+
+    The five-dice games are solved exactly; the others are too big, so their value is the
+    mean of ``games`` simulated solo games of the advisor (seed 0), with its standard error.
+    """
     if rulebook.id in FIVE_DICE:
         value = solve(rulebook, cache_dir).expected_score
         return value, "exact optimum of solitaire play"
-    raise RulesError(
-        f"{rulebook.id} is not solved exactly: estimate it with "
-        f"`yamscope simulate --rules {rulebook.id} --players difficile`"
-    )
+    from scoring.simulate import simulate
+
+    options = rulebook.options.to_dict()
+    cache = None if cache_dir is None else str(cache_dir)
+    row = simulate(rulebook.id, ["difficile"], games, 0, options, progress, cache).summary()[0]
+    error = float(row["stdev"]) / games**0.5
+    return float(row["mean"]), f"estimate: mean of {games} solo games of difficile ± {error:.1f}"
 
 
 def keep_option(advice: dict[str, Any], values: Sequence[int]) -> dict[str, Any]:

@@ -123,9 +123,14 @@ def test_cameroun_advice_announces_the_third_throw_for_four_sixes(cache: Path) -
     assert {e["box"] for e in out["entries"]} == {"1", "2", "3", "4", "5", "6", "P", "G", "F", "Q"}
 
 
-def test_expected_score_without_an_exact_solve_says_how_to_estimate(cache: Path) -> None:
-    done = run(cache, "--rules", "impossible", "--expected")
-    assert done.returncode != 0 and "simulate" in done.stderr
+def test_expected_score_without_an_exact_solve_is_an_estimate(cache: Path) -> None:
+    done = run(cache, "--rules", "cameroun", "--expected", "--games", "20")
+    assert done.returncode == 0, done.stderr
+    assert "estimate: mean of 20 solo games of difficile" in done.stdout
+    value = float(done.stdout.split(": ")[1].split()[0])
+    assert 80 < value < 180  # a solo cameroun game of ten turns: 124.8 on average
+    bad = run(cache, "--rules", "cameroun", "--expected", "--games", "1")
+    assert bad.returncode == 2
 
 
 def test_bad_game_files(cache: Path, tmp_path: Path) -> None:
