@@ -12,6 +12,11 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
+# the tests also train one step and export it: torch (a CPU build, pinned) and onnx
+$(VENV)/.installed-train: $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[dev,train]'
+	touch $@
+
 run: $(VENV)/.installed
 	$(BIN)/yamscope serve
 
@@ -19,7 +24,7 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+test: lint $(VENV)/.installed-train
 	$(BIN)/pytest
 
 bench: $(VENV)/.installed

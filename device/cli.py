@@ -310,6 +310,44 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(config, server, data, advice=not args.no_advice)
 
 
+# --- models: train and evaluate the die-face classifier (torch only for `train`) ---
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train the die-face CNN on Rune55 (needs the `train` extra: torch)."""
+    try:
+        from models.train import TrainConfig, train_rune55
+    except ImportError as exc:
+        raise UsageError(f"training needs torch: pip install -e '.[train]' ({exc})") from None
+    cfg = TrainConfig(epochs=args.epochs, seed=args.seed, threads=args.threads)
+    summary = train_rune55(
+        Path(args.out),
+        Path(args.data) if args.data else None,
+        cfg,
+        resume=args.resume,
+        progress=not args.quiet,
+    )
+    best = summary["best"]
+    print(
+        f"best epoch {best['epoch']}: valid accuracy {best['valid_accuracy']:.4f}; "
+        f"{summary['train_seconds']:.0f} s of training; weights in {Path(args.out) / 'best.pt'}"
+    )
+    return 0
+
+
+def cmd_evaluate_crops(args: argparse.Namespace) -> int:
+    """Score the shipped ONNX model on Rune55 crops: accuracy, confusion, latency."""
+    from models.evaluate import evaluate_crops
+
+    return evaluate_crops(
+        split=args.split,
+        model=Path(args.model) if args.model else None,
+        data=Path(args.data) if args.data else None,
+        png=Path(args.png) if args.png else None,
+        as_json=args.json,
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="yamscope", description="A dice-table appliance that reads and scores Yams throws."
@@ -416,6 +454,34 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument("--camera", metavar="SPEC", help="the dice source; only 'simulated' for now")
     srv.add_argument("--no-advice", action="store_true", help="do not compute the advisor's advice")
     srv.set_defaults(func=cmd_serve)
+
+    trn = sub.add_parser(
+        "train",
+        help="train the die-face classifier on Rune55 (needs torch)",
+        description="Train the die-face CNN on the Rune55 train split, pick the epoch by the "
+        "valid split; a checkpoint per epoch in OUT, best weights in OUT/best.pt.",
+    )
+    trn.add_argument("--out", required=True, metavar="DIR", help="checkpoints go here")
+    trn.add_argument("--epochs", type=int, default=12)
+    trn.add_argument("--resume", action="store_true", help="continue after the last checkpoint")
+    trn.add_argument("--data", metavar="DIR", help="the rune55-d6 folder (default ../shared)")
+    trn.add_argument("--seed", type=int, default=0)
+    trn.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    trn.add_argument("--quiet", action="store_true", help="no progress bar")
+    trn.set_defaults(func=cmd_train)
+
+    evc = sub.add_parser(
+        "evaluate-crops",
+        help="score the shipped die-face model on Rune55 crops",
+        description="Accuracy (all, and on photos whose source is not in train), confusion "
+        "matrix and latency of the ONNX die-face model on a Rune55 split.",
+    )
+    evc.add_argument("--split", default="test", choices=("train", "valid", "test"))
+    evc.add_argument("--model", metavar="ONNX", help="default: models/dieface.onnx")
+    evc.add_argument("--data", metavar="DIR", help="the rune55-d6 folder (default ../shared)")
+    evc.add_argument("--png", metavar="PNG", help="also draw the confusion matrix into this PNG")
+    evc.add_argument("--json", action="store_true", help="JSON for tools")
+    evc.set_defaults(func=cmd_evaluate_crops)
     return parser
 
 
