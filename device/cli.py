@@ -348,6 +348,12 @@ def cmd_evaluate_crops(args: argparse.Namespace) -> int:
     )
 
 
+def _add_option_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE", help="a rulebook option"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="yamscope", description="A dice-table appliance that reads and scores Yams throws."
@@ -364,9 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--first", action="store_true", help="the dice are the turn's first throw")
     score.add_argument("--sixth", metavar="BOX", help="an announced extra throw for BOX")
     score.add_argument("--json", action="store_true", help="JSON for tools")
-    score.add_argument(
-        "--option", action="append", default=[], metavar="NAME=VALUE", help="a rulebook option"
-    )
+    _add_option_flag(score)
     score.add_argument("dice", nargs="+", help="the dice, e.g. 7r 10wf 3rt")
     score.set_defaults(func=cmd_score)
 
@@ -386,9 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument("--plot", metavar="PNG", help="also draw the histogram into this PNG")
     sim.add_argument("--quiet", action="store_true", help="no progress bar")
-    sim.add_argument(
-        "--option", action="append", default=[], metavar="NAME=VALUE", help="a rulebook option"
-    )
+    _add_option_flag(sim)
     sim.set_defaults(func=cmd_simulate)
 
     adv = sub.add_parser(
@@ -411,9 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     adv.add_argument("--chose", metavar="BOX", help="coach: what writing BOX costs")
     adv.add_argument("--kept", metavar="POSITIONS", help="coach: what keeping these dice costs")
     adv.add_argument("--json", action="store_true", help="JSON for tools")
-    adv.add_argument(
-        "--option", action="append", default=[], metavar="NAME=VALUE", help="a rulebook option"
-    )
+    _add_option_flag(adv)
     adv.set_defaults(func=cmd_advise)
 
     demo = sub.add_parser("demo", help="play a few simulated turns and show the engine's advice")

@@ -142,6 +142,8 @@ class Rulebook(ABC):
         for d in dice:
             if d.value > top:
                 raise RulesError(f"{d} is not a face of a {self.kind}")
+        if self.kind == "d6" and any(d.colour or d.finish for d in dice):
+            raise RulesError(f"{self.id} dice have no colour or finish: give plain values 1-6")
 
     def box(self, box_id: str) -> Box:
         try:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scoring.dice import Die
-from scoring.entries import Box, Entry, RulesError
+from scoring.entries import Box, Entry
 from scoring.rulebooks.base import Options, Rulebook, Table, Total, face_counts, option
 
 NUMBERS, FIGURES = "chiffres", "figures"
@@ -52,11 +52,6 @@ class Cameroun(Rulebook):
     boxes = BOXES
     options_type = CamerounOptions
     options: CamerounOptions
-
-    def validate(self, dice: Sequence[Die]) -> None:
-        super().validate(dice)
-        if any(d.colour or d.finish for d in dice):
-            raise RulesError("cameroun dice have no colour or finish: give plain values 1-6")
 
     def entries(self, dice: Sequence[Die], *, first: bool = False) -> list[Entry]:
         values = [d.value for d in dice]

@@ -101,11 +101,6 @@ class FiveDice(Rulebook):
     options_type = FiveDiceOptions
     options: FiveDiceOptions
 
-    def validate(self, dice: Sequence[Die]) -> None:
-        super().validate(dice)
-        if any(d.colour or d.finish for d in dice):
-            raise RulesError(f"{self.id} dice have no colour or finish: give plain values 1-6")
-
     def entries(self, dice: Sequence[Die], *, first: bool = False) -> list[Entry]:
         return self._entries(dice, joker=False)
 
