@@ -34,7 +34,7 @@ from scoring.game import DiceLike, Game
 
 log = logging.getLogger(__name__)
 
-Advisor = Callable[[Game], Any]  # returns an object with .to_json() (scoring Advice)
+Advisor = Callable[[Game], Mapping[str, Any]]  # the shape of scoring.advisor.moment
 MAX_LISTENERS = 32
 
 
@@ -441,55 +441,16 @@ def snapshot_of(game: Game) -> Game:
     return copy.deepcopy(game, memo)
 
 
-def advice_json(advice: Any, shown: int = 6) -> dict[str, Any]:
-    """The advice as the page reads it, whatever the advisor returned.
-
-    One shape: ``objective`` ("score": values are expected final points, "win": chances
-    to win), ``value``, ``best`` (with its ``action``: "keep", "write" or "announce"), and
-    the few best ``entries``, ``keeps`` and ``announces``. Per-box odds are left out: more
-    than the page shows. Advisors that return an object with ``to_json`` (the five-dice
-    ``Advice``: expected, best, keeps, boxes) are read too.
-    """
-    data = advice.to_json() if hasattr(advice, "to_json") else dict(advice)
-    if "objective" not in data:
-        data = _from_expected(data)
-    out: dict[str, Any] = {"objective": data.get("objective", "score"), "value": data.get("value")}
+def advice_json(advice: Mapping[str, Any], shown: int = 6) -> dict[str, Any]:
+    """The advice as the page reads it: the shape of ``scoring.advisor.moment`` trimmed to
+    the few best ``entries``, ``keeps`` and ``announces``; per-box odds are left out (more
+    than the page shows)."""
+    out: dict[str, Any] = {"objective": advice["objective"], "value": advice["value"]}
     for group in ("entries", "keeps", "announces"):
-        out[group] = [_lean(item) for item in (data.get(group) or [])[:shown]]
-    out["best"] = _lean(data.get("best") or {})
+        out[group] = [_lean(item) for item in (advice.get(group) or [])[:shown]]
+    out["best"] = _lean(advice.get("best") or {})
     return out
 
 
 def _lean(option: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in option.items() if k not in ("fill", "crossed")}
-
-
-def _from_expected(data: Mapping[str, Any]) -> dict[str, Any]:
-    """The older five-dice shape (``expected``, ``boxes``) in the one the page reads."""
-
-    def entry(b: Mapping[str, Any]) -> dict[str, Any]:
-        return {
-            "box": b["box"],
-            "entry_points": b.get("points"),
-            "bonus": b.get("bonus", 0),
-            "why": b.get("why", ""),
-            "value": b.get("expected"),
-            "loss": b.get("loss"),
-        }
-
-    def keep(k: Mapping[str, Any]) -> dict[str, Any]:
-        return {"keep": k["keep"], "dice": k["dice"], "value": k.get("expected"),
-                "loss": k.get("loss")}  # fmt: skip
-
-    best = data.get("best") or {}
-    chosen = (
-        {"action": "keep", **keep(best)} if "keep" in best else {"action": "write", **entry(best)}
-    )
-    return {
-        "objective": "score",
-        "value": data.get("expected"),
-        "best": chosen,
-        "entries": [entry(b) for b in data.get("boxes", [])],
-        "keeps": [keep(k) for k in data.get("keeps", [])],
-        "announces": [],
-    }

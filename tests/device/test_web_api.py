@@ -560,14 +560,17 @@ def test_too_many_listeners_are_refused(session: TableSession, client: FlaskClie
 
 
 # -- advice -----------------------------------------------------------------------------------
-class OldAdvice:
-    """The five-dice advisor's first shape: an object with to_json (expected, boxes)."""
-
-    def to_json(self) -> dict[str, Any]:
-        best = {"keep": [6, 6], "dice": [0, 1], "expected": 200.0, "loss": 0.0, "fill": {}}
-        return {"throws_left": 2, "expected": 200.0, "best": best, "keeps": [best] * 9,
-                "boxes": [{"box": "6", "points": 12, "bonus": 0, "expected": 190.0,
-                           "loss": 10.0, "why": "Six"}], "fill": {}}  # fmt: skip
+_KEEP = {"action": "keep", "keep": [6, 6], "dice": [0, 1], "value": 200.0, "loss": 0.0,
+         "fill": {"6": 0.6}}  # fmt: skip
+SCORE_ADVICE = {
+    "objective": "score",
+    "value": 200.0,
+    "best": _KEEP,
+    "keeps": [_KEEP] * 9,
+    "entries": [{"box": "6", "entry_points": 12, "bonus": 0, "value": 190.0, "loss": 10.0,
+                 "why": "Six"}],
+    "announces": [],
+}  # fmt: skip
 
 
 NEW_ADVICE = {
@@ -588,7 +591,7 @@ def test_advice_arrives_by_push_when_ready(tmp_path: Path) -> None:
         calls.append(game.throw_no)
         if game.rules == "impossible":
             raise RulesError("no advisor for impossible yet")
-        return OldAdvice() if game.rules == "yams" else NEW_ADVICE
+        return SCORE_ADVICE if game.rules == "yams" else NEW_ADVICE
 
     s = TableSession(Store(tmp_path / "t.db"), advisor=advisor, cache_dir=tmp_path)
     try:
