@@ -80,6 +80,16 @@ def max_logit_difference(model: torch.nn.Module, path: Path, inputs: torch.Tenso
     return float(np.abs(expected - got).max())
 
 
+def augmentation(config: dict[str, Any]) -> str:
+    """The augmentation of a run, in words, from the config its summary stores."""
+    contrast = config["contrast"]
+    return (
+        f"rotation any angle, mirror, scale ±{config['max_scale']:.0%}, "
+        f"shift ±{config['max_shift']:.0%}, contrast {1 / contrast:.2f}-{contrast:.2f}, "
+        f"brightness ±{config['brightness']}, noise up to {config['max_noise']}"
+    )
+
+
 def card(
     model: torch.nn.Module,
     onnx_path: Path,
@@ -155,8 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     args.train_command = args.train_command or [
-        "yamscope train --out data/runs/dieface --epochs 8",
-        "yamscope train --out data/runs/dieface --epochs 16 --resume",
+        "yamscope train --out data/runs/dieface --epochs 14"
     ]
     from models.evaluate import split_metrics  # onnxruntime only; kept apart from torch
 
@@ -189,8 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             "epochs": summary["config"]["epochs"],
             "train_seconds": round(summary["train_seconds"]),
             "machine": "2 shared CPU cores, torch CPU, 2 threads",
-            "augmentation": "rotation any angle, mirror, scale ±12 %, shift ±8 %, "
-            "contrast 0.6-1.4, brightness ±0.2, noise",
+            "augmentation": augmentation(summary["config"]),
         }
     text = json.dumps(card(model, args.out, agreement, metrics, training), indent=2)
     args.out.with_suffix(".json").write_text(text + "\n", encoding="utf-8")

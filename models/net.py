@@ -1,7 +1,7 @@
 """The die-face classifier: a small CNN from a 64x64 grey crop to the six faces of a d6.
 
 Small on purpose: it runs on a Raspberry Pi 4 CPU once per die per throw, so six 3x3 convs
-(about 100 k weights, ~0.4 MB as float32) are enough for pips, which are high-contrast blobs.
+(about 280 k weights, ~1.1 MB as float32) are enough for pips, which are high-contrast blobs.
 Global average pooling at the end makes it indifferent to where the face sits in the crop.
 """
 
@@ -30,7 +30,7 @@ class DieFaceNet(nn.Module):
     full-resolution layers would cost most of the compute (training runs on two CPU cores).
     """
 
-    def __init__(self, widths: tuple[int, int, int, int] = (16, 32, 48, 64), classes: int = 6):
+    def __init__(self, widths: tuple[int, int, int, int] = (16, 32, 64, 128), classes: int = 6):
         super().__init__()
         a, b, c, d = widths
         self.features = nn.Sequential(

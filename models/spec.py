@@ -10,6 +10,6 @@ CLASSES = (1, 2, 3, 4, 5, 6)  # output index i is face CLASSES[i] of a d6
 MEAN = 0.5
 STD = 0.25
 OPSET = 17
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 INPUT_NAME = "crops"
 OUTPUT_NAME = "logits"

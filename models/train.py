@@ -39,8 +39,11 @@ class TrainConfig:
     label_smoothing: float = 0.05
     seed: int = 0
     threads: int = 2
-    max_scale: float = 0.12  # crops are scaled by 1 ± this
-    max_shift: float = 0.08  # and shifted by up to this fraction of the crop
+    max_scale: float = 0.10  # crops are scaled by 1 ± this
+    max_shift: float = 0.05  # and shifted by up to this fraction of the crop
+    contrast: float = 1.25  # contrast is multiplied by a factor in [1 / this, this]
+    brightness: float = 0.1  # brightness is shifted by up to ± this (pixels in [0, 1])
+    max_noise: float = 0.02  # Gaussian noise with a standard deviation up to this
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -68,11 +71,11 @@ def augment(images: torch.Tensor, generator: torch.Generator, cfg: TrainConfig) 
     theta[:, 1, 2] = uniform(-2 * cfg.max_shift, 2 * cfg.max_shift)
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="reflection", align_corners=False)
-    contrast = uniform(0.6, 1.4).view(n, 1, 1, 1)
-    brightness = uniform(-0.2, 0.2).view(n, 1, 1, 1)
+    contrast = uniform(1 / cfg.contrast, cfg.contrast).view(n, 1, 1, 1)
+    brightness = uniform(-cfg.brightness, cfg.brightness).view(n, 1, 1, 1)
     mean = x.mean(dim=(2, 3), keepdim=True)
     x = (x - mean) * contrast + mean + brightness
-    x = x + torch.randn(x.shape, generator=generator) * uniform(0.0, 0.04).view(n, 1, 1, 1)
+    x = x + torch.randn(x.shape, generator=generator) * uniform(0.0, cfg.max_noise).view(n, 1, 1, 1)
     return x.clamp(0.0, 1.0)
 
 

@@ -50,9 +50,10 @@ def test_model_reads_the_committed_sample_of_real_crops() -> None:
     assert images.shape == (180, 64, 64)
     predicted = evaluate.logits(evaluate.session(MODELS / "dieface.onnx"), images).argmax(1)
     accuracy = float((predicted == labels).mean())
-    # v1.0.0 reads 162 of these 180 (0.90); the floor guards against a broken or stale export.
-    # The target is 0.95: raise this floor when a better model ships.
-    assert accuracy >= 0.88, evaluate.format_confusion(evaluate.confusion(labels, predicted))
+    # The wider net (280 k weights) reads 165 of these 180 (0.917; the first cut read 162, 0.90);
+    # the floor guards against a broken or stale export. The target is 0.95: raise this floor
+    # when a better model ships.
+    assert accuracy >= 0.91, evaluate.format_confusion(evaluate.confusion(labels, predicted))
 
 
 def test_confusion_counts_rows_as_truth() -> None:

@@ -23,7 +23,7 @@ from models.train import TrainConfig, augment, fit, latest_checkpoint, train_ste
 
 def test_net_is_small_and_maps_crops_to_six_logits() -> None:
     model = DieFaceNet().eval()
-    assert count_parameters(model) * 4 < 1_000_000  # well under 1 MB of float32 weights
+    assert count_parameters(model) * 4 < 2_000_000  # under 2 MB of float32 weights
     with torch.no_grad():
         assert model(normalise(np.zeros((3, 64, 64), np.uint8))).shape == (3, 6)
 
