@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
-from models import rune55, spec
+from models import photos, spec
 
 MODEL_PATH = Path(__file__).resolve().parent / "dieface.onnx"
 
@@ -108,11 +108,11 @@ def latency_ms(sess: ort.InferenceSession, images: np.ndarray, repeats: int = 50
     }
 
 
-def split_metrics(model: Path, crops: rune55.Crops, train: rune55.Crops) -> dict[str, Any]:
+def split_metrics(model: Path, crops: photos.Crops, train: photos.Crops) -> dict[str, Any]:
     """Accuracy on a split and on its crops whose source is not in train, with the counts."""
     predicted = logits(session(model), crops.images).argmax(1)
     right = predicted == crops.labels
-    unseen = rune55.unseen_mask(crops, train)
+    unseen = photos.unseen_mask(crops, train)
     return {
         "crops": len(crops),
         "accuracy": round(float(right.mean()), 4),
@@ -132,7 +132,7 @@ def evaluate_crops(
 ) -> int:
     """Print accuracy (all, and unseen sources), the confusion matrix and 10-crop latency."""
     model = model or MODEL_PATH
-    splits = rune55.load_splits(data)
+    splits = photos.load_splits(data)
     crops = splits[split]
     result = split_metrics(model, crops, splits["train"])
     result["latency_one_thread"] = latency_ms(session(model, threads=1), crops.images[:10])

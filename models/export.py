@@ -20,7 +20,7 @@ import numpy as np
 import onnxruntime as ort
 import torch
 
-from models import rune55, spec
+from models import photos, spec
 from models.net import DieFaceNet, count_parameters, normalise
 
 MODELS_DIR = Path(__file__).resolve().parent
@@ -112,9 +112,9 @@ def card(
             "colour": "grey (OpenCV IMREAD_GRAYSCALE / COLOR_BGR2GRAY)",
             "crop": (
                 f"square centred on the die's box, side = longer box side x "
-                f"{1 + 2 * rune55.MARGIN:.2f}, edge pixels repeated past the image border, "
+                f"{1 + 2 * photos.MARGIN:.2f}, edge pixels repeated past the image border, "
                 f"resized to {spec.INPUT_SIZE}x{spec.INPUT_SIZE} (INTER_AREA when shrinking); "
-                "see models/rune55.py crop_die"
+                "see models/photos.py crop_die"
             ),
             "normalisation": {
                 "formula": "(pixel / 255 - mean) / std",
@@ -172,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(0)
     model = load_weights(args.weights)
     export_onnx(model, args.out)
-    splits = rune55.load_splits(args.data)
+    splits = photos.load_splits(args.data)
     random_input = torch.randn(16, 1, spec.INPUT_SIZE, spec.INPUT_SIZE)
     agreement = {
         "random_16": max_logit_difference(model, args.out, random_input),
@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         "yamscope evaluate-crops --split valid",
     ]
     summary_path = args.weights.parent / "summary.json"
-    training: dict[str, Any] = {"leakage": rune55.leakage(splits)}
+    training: dict[str, Any] = {"leakage": photos.leakage(splits)}
     if summary_path.exists():
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
         training |= {

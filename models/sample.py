@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 
-from models import rune55
+from models import photos
 
-SAMPLE_PATH = Path(__file__).resolve().parents[1] / "tests/models/data/rune55-test-sample.npz"
+SAMPLE_PATH = Path(__file__).resolve().parents[1] / "tests/models/data/d6-test-sample.npz"
 
 
-def balanced_sample(crops: rune55.Crops, per_class: int, seed: int = 0) -> rune55.Crops:
+def balanced_sample(crops: photos.Crops, per_class: int, seed: int = 0) -> photos.Crops:
     """``per_class`` crops of each face, drawn without replacement, in a fixed order."""
     rng = np.random.default_rng(seed)
     chosen = [
@@ -26,13 +26,13 @@ def balanced_sample(crops: rune55.Crops, per_class: int, seed: int = 0) -> rune5
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m models.sample``: rewrite tests/models/data/rune55-test-sample.npz."""
+    """``python -m models.sample``: rewrite tests/models/data/d6-test-sample.npz."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--per-class", type=int, default=30)
     parser.add_argument("--out", type=Path, default=SAMPLE_PATH)
     parser.add_argument("--data", type=Path, default=None, help="the rune55-d6 folder")
     args = parser.parse_args(argv)
-    sample = balanced_sample(rune55.load_splits(args.data)["test"], args.per_class)
+    sample = balanced_sample(photos.load_splits(args.data)["test"], args.per_class)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(
         args.out, images=sample.images, labels=sample.labels, sources=sample.sources

@@ -228,7 +228,7 @@ def train_rune55(
     progress: bool = True,
 ) -> dict[str, Any]:
     """Train on Rune55's train split; score valid (all, and sources unseen in train) per epoch."""
-    from models.rune55 import load_splits, unseen_mask
+    from models.photos import load_splits, unseen_mask
 
     cfg = cfg or TrainConfig()
     splits = load_splits(data, splits=("train", "valid"))

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from models import rune55
+from models import photos
 
 # pip positions on a unit face, per value
 PIPS = {
@@ -48,7 +48,7 @@ def write_photo(folder: Path, split: str, name: str, dice: list[tuple[int, int, 
 def synthetic_rune55(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Train/valid/test folders of drawn dice; sources s0..s5 in train, s5 leaks into test."""
     root = tmp_path / "rune55"
-    monkeypatch.setattr(rune55, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setattr(photos, "CACHE_DIR", tmp_path / "cache")
     for i in range(6):
         for copy in range(2):
             write_photo(

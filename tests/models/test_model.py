@@ -11,7 +11,7 @@ import pytest
 from models import evaluate, spec
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
-SAMPLE = Path(__file__).parent / "data" / "rune55-test-sample.npz"
+SAMPLE = Path(__file__).parent / "data" / "d6-test-sample.npz"
 
 
 @pytest.fixture(scope="module")

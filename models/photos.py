@@ -30,7 +30,7 @@ CACHE_DIR = Path(__file__).resolve().parents[1] / "data"
 
 def default_root() -> Path:
     """Where the shared data lives beside the repository: ``../shared/data/rune55-d6``."""
-    # models/rune55.py → parents[2] is the folder that holds both the repository and shared/.
+    # models/photos.py → parents[2] is the folder that holds both the repository and shared/.
     return Path(__file__).resolve().parents[2] / "shared/data/rune55-d6"
 
 
@@ -202,7 +202,7 @@ def unseen_mask(crops: Crops, seen: Crops) -> np.ndarray:
 
 
 def main() -> None:
-    """Print the crop counts and the leakage between the splits (``python -m models.rune55``)."""
+    """Print the crop counts and the leakage between the splits (``python -m models.photos``)."""
     splits = load_splits()
     for name, crops in splits.items():
         counts = np.bincount(crops.labels, minlength=6).tolist()

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models import rune55
-from models.rune55 import Box, crop_die, parse_labels, source_name
+from models import photos
+from models.photos import Box, crop_die, parse_labels, source_name
 
 
 def test_source_name_is_the_part_before_rf() -> None:
@@ -66,30 +66,30 @@ def test_colour_images_are_cropped_grey() -> None:
 
 
 def test_load_splits_reads_every_die_with_its_face_and_source(synthetic_rune55: Path) -> None:
-    splits = rune55.load_splits(synthetic_rune55)
+    splits = photos.load_splits(synthetic_rune55)
     assert {k: len(v) for k, v in splits.items()} == {"train": 24, "valid": 1, "test": 3}
     test = splits["test"]
     assert sorted(test.labels.tolist()) == [1, 4, 5]  # faces 2, 5, 6
     assert set(test.sources.tolist()) == {"s5_jpg", "t1_jpg"}
     assert test.images.shape == (3, 64, 64) and test.images.dtype == np.uint8
     # the cache gives back the same arrays
-    again = rune55.load_splits(synthetic_rune55)
+    again = photos.load_splits(synthetic_rune55)
     assert np.array_equal(again["test"].images, test.images)
-    assert list((rune55.CACHE_DIR).glob("*.npz"))
+    assert list((photos.CACHE_DIR).glob("*.npz"))
 
 
 def test_leakage_counts_sources_in_more_than_one_split(synthetic_rune55: Path) -> None:
-    splits = rune55.load_splits(synthetic_rune55, cache=False)
-    report = rune55.leakage(splits)
+    splits = photos.load_splits(synthetic_rune55, cache=False)
+    report = photos.leakage(splits)
     assert report["sources"] == {"train": 6, "valid": 1, "test": 2}
     assert report["in_more_than_one_split"] == 1
     assert report["pairs"] == {"train&valid": 0, "train&test": 1, "valid&test": 0}
-    unseen = rune55.unseen_mask(splits["test"], splits["train"])
+    unseen = photos.unseen_mask(splits["test"], splits["train"])
     assert splits["test"].sources[unseen].tolist() == ["t1_jpg", "t1_jpg"]
 
 
 def test_pips_of_a_drawn_die_survive_the_crop(synthetic_rune55: Path) -> None:
     # face 1 (one central pip): the crop's centre is dark, its face around it bright
-    crops = rune55.load_splits(synthetic_rune55, cache=False)["train"]
+    crops = photos.load_splits(synthetic_rune55, cache=False)["train"]
     one = crops.images[crops.labels == 0][0]
     assert one[32, 32] < 80 and one[32, 14] > 180
