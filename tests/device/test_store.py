@@ -423,7 +423,8 @@ def test_sigkill_at_random_moments_loses_at_most_the_action_in_flight(tmp_path: 
         check_after_kill(path, said)
         commits += said.commits
     assert commits > 100  # the kills did land in the middle of real games
-    assert len(known) >= 2
+    assert known  # at least one game was created and checked after the kills (how many
+    # finish and start anew depends on where the kills land)
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--child"]:
