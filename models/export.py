@@ -129,6 +129,11 @@ def card(
             "meaning": "logits; softmax gives the confidence",
         },
         "classes": {"d6": list(spec.CLASSES)},
+        # What the runtime reads (vision/faces.py): one entry per output, the attribute it
+        # tells and its classes in output order.
+        "heads": [
+            {"output": spec.OUTPUT_NAME, "attribute": "value", "classes": list(spec.CLASSES)}
+        ],
         "training_data": [
             {
                 "name": "Rune55 v3 (d6 with pips, 5,909 photos, YOLO boxes)",

@@ -89,3 +89,8 @@ def test_cli_evaluate_crops_prints_accuracy_confusion_and_latency(
     result = json.loads(capsys.readouterr().out)
     assert result["crops"] == 3 and result["unseen_sources_crops"] == 2
     assert sum(map(sum, result["confusion"])) == 3
+
+
+def test_card_names_each_output_the_runtime_reads(card: dict) -> None:
+    value = {"output": spec.OUTPUT_NAME, "attribute": "value", "classes": [1, 2, 3, 4, 5, 6]}
+    assert card["heads"] == [value]
