@@ -26,11 +26,13 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
+from device.merge import place_reading
 from device.store import Store
 from device.table_state import computer_kind, computer_names, game_state
 from scoring.computer import computer_player, play_turn, roll
 from scoring.entries import RulesError
-from scoring.game import DiceLike, Game
+from scoring.game import DiceLike, Game, as_dice
+from vision.reading import Reading
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +128,13 @@ class TableSession:
         self._state: dict[str, Any] = {}
         self._advice: tuple[tuple[int, int], dict[str, Any] | None] | None = None
         self._computer_error: tuple[tuple[int, int], str] | None = None
+        # The dice the player set aside (tapped on the page) before the camera reads the
+        # next throw, and what the camera read last: per place, its crop and whether to check
+        # it. Both belong to one moment of the game (its key) and lapse when it moves on.
+        self._keep: tuple[tuple[int, int] | None, list[int]] = (None, [])
+        self._read: tuple[tuple[int, int] | None, list[int], dict[int, bytes]] = (None, [], {})
+        self._tray_status: dict[str, Any] | None = None
+        self.watcher: Any = None  # device.tray.TrayWatcher when a camera feeds the table
         self._working = False
         self._wake = threading.Event()
         self._closed = threading.Event()
@@ -237,13 +246,74 @@ class TableSession:
         return self._act(lambda g: g.throw(dice, keep), snapshot=snapshot)
 
     def simulated_throw(self, keep: Iterable[int] = ()) -> dict[str, Any]:
-        """The simulated tray: the dice not kept are thrown by the session's generator."""
+        """The throw button: with a camera on the simulated tray, the dice not kept roll on it
+        and the camera reads them (the page hears of it by push); without a camera, the
+        session's generator throws them at once."""
         keep = list(keep)
-        return self._act(lambda g: g.throw(roll(g, self.rng, keep), keep))
+        if self.watcher is None:
+            return self._act(lambda g: g.throw(roll(g, self.rng, keep), keep))
+        with self._lock:
+            game = self._game()
+            self._check_human(game)
+            game.check_throw(keep)
+            self._keep = (self._key(), sorted(set(keep)))
+            self.watcher.throw_simulated(game, keep, self.rng)
+            self._publish()
+        return self._state
+
+    def set_keep(self, keep: Iterable[int]) -> dict[str, Any]:
+        """The dice set aside for the next throw the camera reads (tapped on the page)."""
+        keep = sorted(set(keep))
+        with self._lock:
+            game = self._game()
+            self._check_human(game)
+            game.check_throw(keep)
+            self._keep = (self._key(), keep)
+            self._publish()
+        return self._state
+
+    def camera_throw(
+        self, reading: Reading, *, snapshot: bytes | None = None, crops: Sequence[bytes] = ()
+    ) -> dict[str, Any]:
+        """Dice the camera read on the tray: they fill the places not set aside. Raises
+        RulesError (nothing recorded) when they cannot be this throw."""
+        with self._lock:
+            game = self._game()
+            self._check_human(game)
+            key, keep = self._keep
+            keep = keep if key == self._key() else []
+            placed = place_reading(game, reading.dice, keep)
+            game.throw(placed.dice, keep)
+            self._append(game, snapshot=snapshot)
+            previous = self._read[2] if self._read[0] is not None else {}
+            by_place = {p: previous[p] for p in keep if p in previous}
+            by_place |= {
+                p: crops[j] for p, j in enumerate(placed.source) if j is not None and j < len(crops)
+            }
+            self._read = (self._key(), list(placed.unsure), by_place)
+            self._publish()
+        self._wake.set()
+        return self._state
+
+    def set_tray_status(self, status: dict[str, Any]) -> None:
+        """What the page shows of the camera (the tray watcher calls this on a change)."""
+        with self._lock:
+            self._tray_status = status
+            self._publish()
 
     def correct(self, dice: DiceLike, crops: Sequence[tuple[int, bytes]] = ()) -> dict[str, Any]:
-        """A misread die put right: the full dice of the throw, as they really lie."""
-        return self._act(lambda g: g.correct(dice), crops=crops)
+        """A misread die put right: the full dice of the throw, as they really lie. The
+        crops of the dice the camera read and the player changed are kept with it."""
+        with self._lock:
+            if not crops and self.game is not None and self._read[0] == self._key():
+                before = self.game.dice or ()
+                after = as_dice(dice)
+                crops = [
+                    (p, crop)
+                    for p, crop in sorted(self._read[2].items())
+                    if p < len(before) and p < len(after) and before[p] != after[p]
+                ]
+            return self._act(lambda g: g.correct(dice), crops=crops)
 
     def announce(self, box: str) -> dict[str, Any]:
         return self._act(lambda g: g.announce(box))
@@ -276,6 +346,12 @@ class TableSession:
             raise RulesError("no game: start one")
         return self.game
 
+    def _check_human(self, game: Game) -> None:
+        if game.finished:
+            raise RulesError("the game is over")
+        if computer_kind(game.player) is not None:
+            raise RulesError(f"it is {game.player}'s turn: the computer plays it")
+
     def _act(
         self,
         action: Callable[[Game], Any],
@@ -285,11 +361,7 @@ class TableSession:
     ) -> dict[str, Any]:
         with self._lock:
             game = self._game()
-            if game.finished:
-                raise RulesError("the game is over")
-            kind = computer_kind(game.player)
-            if kind is not None:
-                raise RulesError(f"it is {game.player}'s turn: the computer plays it")
+            self._check_human(game)
             action(game)
             self._append(game, snapshot=snapshot, crops=crops)
             self._publish()
@@ -328,10 +400,15 @@ class TableSession:
         error = None
         if self._computer_error is not None and self._computer_error[0] == key:
             error = self._computer_error[1]
+        keep = self._keep[1] if self._keep[0] == key and key is not None else None
+        unsure = self._read[1] if self._read[0] == key and key is not None else []
         self._state = {
             "version": self._version,
             "instance": self.instance,
             "tray": self.tray,
+            "camera": self._tray_status,
+            "keep": keep,
+            "unsure": unsure,
             "game": body,
             "advice": advice,
             "advice_pending": pending,

@@ -21,7 +21,7 @@ MAX_PLAYERS = 12
 DiceLike = str | Sequence[Die] | Sequence[str]
 
 
-def _dice(value: DiceLike) -> tuple[Die, ...]:
+def as_dice(value: DiceLike) -> tuple[Die, ...]:
     """Dice given to an action; bad notation is refused as a RulesError like any other."""
     try:
         if isinstance(value, str):
@@ -140,7 +140,7 @@ class Game:
         """Order the players by one throw each, highest total first (« désigné par les dés »)."""
         event = {
             "type": "order",
-            "throws": {p: format_dice(_dice(d)) for p, d in throws.items()},
+            "throws": {p: format_dice(as_dice(d)) for p, d in throws.items()},
         }
         self._do(event)
         return list(self.players)
@@ -151,7 +151,7 @@ class Game:
             kept = sorted({int(k) for k in keep})
         except (TypeError, ValueError):
             raise RulesError(f"keep lists dice positions (0, 1, ...), not {keep!r}") from None
-        event = {"type": "throw", "dice": format_dice(_dice(dice)), "keep": kept}
+        event = {"type": "throw", "dice": format_dice(as_dice(dice)), "keep": kept}
         self._do(event)
         assert self.dice is not None
         return self.dice
@@ -183,7 +183,7 @@ class Game:
 
     def correct(self, dice: DiceLike) -> tuple[Die, ...]:
         """Replace the dice of the current throw (a misread die): same turn, same throw."""
-        self._do({"type": "correct", "dice": format_dice(_dice(dice))})
+        self._do({"type": "correct", "dice": format_dice(as_dice(dice))})
         assert self.dice is not None
         return self.dice
 
@@ -237,10 +237,22 @@ class Game:
         self.players = order
 
     def _on_throw(self, event: dict[str, Any]) -> None:
-        if self.finished:
-            raise RulesError("the game is over")
         dice = parse_dice(event["dice"])
         keep = [int(k) for k in event.get("keep", [])]
+        self.check_throw(keep)
+        self.rulebook.validate(dice)
+        for k in keep:
+            assert self.dice is not None
+            if dice[k] != self.dice[k]:
+                raise RulesError(f"die {k} was kept as {self.dice[k]}, not {dice[k]}")
+        self.dice = dice
+        self.throw_no += 1
+
+    def check_throw(self, keep: Iterable[int] = ()) -> None:
+        """Raise RulesError unless the current player may throw now, setting ``keep`` aside
+        (the camera asks before the dice are on the tray)."""
+        if self.finished:
+            raise RulesError("the game is over")
         rb = self.rulebook
         limit = rb.max_throws + (1 if self.announced is not None else 0)
         if self.throw_no >= limit:
@@ -250,17 +262,12 @@ class Game:
                     f"or announce the {rb.announced_throw}"
                 )
             raise RulesError(f"{self.player} has thrown {self.throw_no} times: write an entry")
-        rb.validate(dice)
+        keep = list(keep)
         if keep and self.dice is None:
             raise RulesError("nothing to keep before the first throw of a turn")
         for k in keep:
-            if not 0 <= k < len(dice):
+            if not 0 <= k < rb.dice_count:
                 raise RulesError(f"kept die {k} does not exist")
-            assert self.dice is not None
-            if dice[k] != self.dice[k]:
-                raise RulesError(f"die {k} was kept as {self.dice[k]}, not {dice[k]}")
-        self.dice = dice
-        self.throw_no += 1
 
     def _on_correct(self, event: dict[str, Any]) -> None:
         if self.dice is None:

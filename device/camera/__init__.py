@@ -48,7 +48,8 @@ def open_source(spec: CameraSource, camera: Camera) -> FrameSource:
         return OpenCVSource(spec.index, size, lores, camera.fps)
     if kind == "replay":
         assert spec.path is not None
-        return ReplaySource(spec.path, lores_size=lores, fps=camera.fps)
+        # a recording plays in a loop: a demo table keeps throwing, as a real one would
+        return ReplaySource(spec.path, lores_size=lores, fps=camera.fps, loop=True)
     from device.camera.simulated_source import SimulatedSource  # draws with models.synth
 
     return SimulatedSource(size=size, lores_size=lores, fps=camera.fps)

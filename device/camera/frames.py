@@ -79,6 +79,6 @@ class Pacer:
         if due - now > timeout:
             time.sleep(max(timeout, 0.0))
             return False
-        time.sleep(due - now)
+        time.sleep(max(due - now, 0.0))  # a frame late by less than one interval: now
         self._due = due + self.interval
         return True

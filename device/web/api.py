@@ -15,6 +15,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from device.table import TableSession, TooManyListeners
 from device.table_state import rules_catalog
+from device.version import version
 from device.web import validate
 from device.web.openapi import openapi
 
@@ -69,6 +70,42 @@ def build_api(max_players: int) -> Blueprint:
         if data.get("dice") is not None:
             return _answer(session.throw(validate.dice(data["dice"]), keep))
         return _answer(session.simulated_throw(keep))
+
+    @api.post("/keep")
+    def keep() -> Response:
+        session = _session()
+        data = validate.body(_json(), {"keep"}, frozenset({"keep"}))
+        return _answer(
+            session.set_keep(validate.keep(data["keep"], validate.dice_count(session.state())))
+        )
+
+    @api.get("/live.jpg")
+    def live() -> Response:
+        """The camera's newest picture with the dice read drawn on it: encoded once by the
+        tray watcher for every viewer; 404 without a camera or before its first picture."""
+        watcher = _session().watcher
+        picture = watcher.live_jpeg() if watcher is not None else None
+        if picture is None:
+            return _answer(
+                {"error": "no live picture (no camera, or none yet)", "status": 404}, 404
+            )
+        response = Response(picture, mimetype="image/jpeg")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
+    @api.get("/health")
+    def health() -> Response:
+        """For the smoke test and monitoring: the version, the tray and the camera."""
+        session = _session()
+        watcher = session.watcher
+        return _answer(
+            {
+                "version": version(),
+                "tray": session.tray,
+                "camera": watcher.status() if watcher is not None else None,
+                "game": (session.state().get("game") or {}).get("id"),
+            }
+        )
 
     @api.post("/correct")
     def correct() -> Response:

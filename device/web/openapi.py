@@ -98,6 +98,14 @@ def _schemas(max_players: int) -> dict[str, Any]:
                 "dice": {"type": "array", "items": token, "minItems": 1, "maxItems": MAX_DICE}
             },
         },
+        "Keep": {
+            "type": "object",
+            **closed,
+            "required": ["keep"],
+            "properties": {
+                "keep": {**positions, "description": "dice set aside before the camera's next read"}
+            },
+        },
         "Announce": {"type": "object", **closed, "required": ["box"], "properties": {"box": box}},
         "Score": {
             "type": "object",
@@ -179,6 +187,17 @@ def _schemas(max_players: int) -> dict[str, Any]:
                 "version": {"type": "integer", "description": "grows with every change"},
                 "instance": {"type": "string", "description": "changes when the server restarts"},
                 "tray": {"type": "string"},
+                "camera": {
+                    "type": ["object", "null"],
+                    "description": "the camera and the reader: source, state (starting, live, "
+                    "stalled, reopening, failed), error, message (why a throw was not "
+                    "recorded), reading_ms, can_throw (the simulated tray's throw button)",
+                },
+                "keep": {
+                    "oneOf": [positions, {"type": "null"}],
+                    "description": "dice set aside for the next throw the camera reads",
+                },
+                "unsure": {**positions, "description": "dice the camera asks the player to check"},
                 "game": {"oneOf": [_ref("Game"), {"type": "null"}]},
                 "advice": {"type": ["object", "null"]},
                 "advice_pending": {"type": "boolean"},
@@ -245,6 +264,26 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
             },
             "/api/games": {"post": _action("start a new game", "NewGame", ok="201")},
             "/api/throw": {"post": _action("throw the dice not kept", "Throw")},
+            "/api/keep": {"post": _action("set dice aside for the camera's next read", "Keep")},
+            "/api/live.jpg": {
+                "get": {
+                    "summary": "the camera's newest picture with the dice read drawn on it "
+                    "(poll it; one encode serves every viewer)",
+                    "responses": {
+                        "200": {"description": "JPEG", "content": {"image/jpeg": {}}},
+                        "404": {
+                            "description": "no camera, or no picture yet",
+                            **_json(_ref("Error")),
+                        },
+                    },
+                }
+            },
+            "/api/health": {
+                "get": {
+                    "summary": "version, tray and camera state (smoke test, monitoring)",
+                    "responses": {"200": {"description": "health", **_json({"type": "object"})}},
+                }
+            },
             "/api/correct": {"post": _action("correct the dice of the throw", "Correct")},
             "/api/announce": {"post": _action("announce the extra throw for a box", "Announce")},
             "/api/score": {"post": _action("write the dice in a box", "Score")},

@@ -40,3 +40,14 @@ def test_get_wakes_up_when_a_frame_arrives() -> None:
     threading.Timer(0.05, slot.put, args=(frame(7),)).start()
     got = slot.get(timeout=5)
     assert got is not None and got.seq == 7
+
+
+def test_a_pacer_running_late_gives_the_frame_at_once() -> None:
+    from device.camera.frames import Pacer
+
+    pacer = Pacer(fps=20)
+    assert pacer.wait(1.0)
+    time.sleep(0.07)  # work took longer than one frame (50 ms) but less than two
+    began = time.monotonic()
+    assert pacer.wait(1.0)  # late by less than an interval: no negative sleep, no wait
+    assert time.monotonic() - began < 0.02

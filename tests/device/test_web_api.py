@@ -383,6 +383,10 @@ def test_bad_new_games_are_refused(api: Api, body: Any) -> None:
         ("/api/announce", {"box": None}),
         ("/api/undo", {"now": True}),
         ("/api/undo", []),
+        ("/api/keep", {}),
+        ("/api/keep", {"keep": [9]}),
+        ("/api/keep", {"keep": "0 1"}),
+        ("/api/keep", {"keep": [1, 1]}),
     ],
 )
 def test_bad_actions_are_refused(api: Api, path: str, body: Any) -> None:
@@ -420,6 +424,24 @@ def test_rules_refusals_at_the_edges_of_a_turn(api: Api) -> None:
     for _ in range(3):
         assert api.throw().status_code == 200
     refused(api, 409, "/api/throw", {})  # a fourth throw
+
+
+def test_dice_set_aside_are_shared_by_every_screen(api: Api, client: FlaskClient) -> None:
+    api.game("yams")
+    refused(api, 409, "/api/keep", {"keep": [0]})  # nothing thrown yet
+    api.throw(dice=["6", "6", "2", "3", "6"])
+    r = api.post("/api/keep", {"keep": [4, 0, 1]})
+    assert r.status_code == 200 and r.json["keep"] == [0, 1, 4]
+    assert client.get("/api/state").json["keep"] == [0, 1, 4]
+    assert api.throw(keep=[0, 1, 4]).json["keep"] is None  # a new throw, nothing set aside yet
+
+
+def test_health_and_live_view_without_a_camera(client: FlaskClient) -> None:
+    health = client.get("/api/health").json
+    assert health["tray"] == "simulated" and health["camera"] is None
+    assert health["version"]
+    r = client.get("/api/live.jpg")
+    assert r.status_code == 404 and r.json["status"] == 404
 
 
 def test_json_errors_for_unknown_routes_and_methods(client: FlaskClient) -> None:

@@ -30,6 +30,11 @@ const WORDS = {
     computer: "ordi", closed: "fermée", confirm_new: "Abandonner la partie en cours ?",
     pts: "pts", total: "Total", column_total: "Total colonne", cell_preview: "ce jet : {0}",
     computer_error: "L'ordinateur n'a pas pu jouer : {0}", crossed: "barrée",
+    camera: "caméra", cam_live: "caméra active", cam_starting: "caméra : démarrage…",
+    cam_stalled: "caméra : plus d'image", cam_reopening: "caméra : reconnexion…",
+    cam_failed: "caméra en panne : {0}", cam_stopped: "caméra arrêtée",
+    tray_waiting: "Lancez les dés dans la piste : la caméra les lit.",
+    unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez ✎ pour corriger.",
   },
   en: {
     undo: "↶ Undo", new_game: "New game", throw: "Throw", throw_n: "Throw ({0}/{1})",
@@ -54,6 +59,11 @@ const WORDS = {
     computer: "computer", closed: "closed", confirm_new: "Abandon the game in progress?",
     pts: "pts", total: "Total", column_total: "Column total", cell_preview: "this throw: {0}",
     computer_error: "The computer could not play: {0}", crossed: "crossed",
+    camera: "camera", cam_live: "camera live", cam_starting: "camera: starting…",
+    cam_stalled: "camera: no picture", cam_reopening: "camera: reconnecting…",
+    cam_failed: "camera failed: {0}", cam_stopped: "camera stopped",
+    tray_waiting: "Throw the dice in the tray: the camera reads them.",
+    unsure: "check", check_dice: "Check the marked dice: tap ✎ to correct.",
   },
 };
 let lang = localStorage.getItem("yamscope.lang") || boot.language || "fr";
@@ -171,12 +181,14 @@ function render() {
   $("table").hidden = !game;
   $("game-name").textContent = game ? game.name : "";
   $("btn-undo").disabled = !game || !game.recent.some((r) => !isComputer(game, r.player));
+  renderCamera();
   if (!game) {
     $("sheet").replaceChildren();
     $("banner").hidden = true;
     return;
   }
   syncKeep(game);
+  syncServerKeep();
   renderBanner(game);
   renderTurn(game);
   renderDice(game);
@@ -185,6 +197,35 @@ function render() {
   renderSuggestions(game);
   renderRecent(game);
   renderSheet(game);
+}
+
+// -- the camera: its state in the bar, and the live picture polled while it is shown ----------
+const LIVE_MS = 700;
+let liveTimer = null;
+
+function renderCamera() {
+  const camera = state.camera;
+  const badge = $("cam");
+  badge.hidden = !camera;
+  $("live").hidden = !camera;
+  if (!camera) return;
+  const words = { live: "cam_live", starting: "cam_starting", stalled: "cam_stalled",
+    reopening: "cam_reopening", failed: "cam_failed", stopped: "cam_stopped" };
+  badge.textContent = t(words[camera.state] || "camera", camera.error || "");
+  badge.className = `cam ${camera.state}`;
+  badge.title = [camera.source, camera.error].filter(Boolean).join(" — ");
+  if (!liveTimer) liveTimer = setInterval(refreshLive, LIVE_MS);
+}
+
+function refreshLive() {
+  if (document.hidden || !state.camera) return;
+  const img = $("live-img");
+  if (img.dataset.loading) return; // never more than one picture in flight per screen
+  img.dataset.loading = "1";
+  const next = new Image();
+  next.onload = () => { img.src = next.src; delete img.dataset.loading; };
+  next.onerror = () => { delete img.dataset.loading; };
+  next.src = `/api/live.jpg?t=${Date.now()}`;
 }
 
 function isComputer(game, name) {
@@ -200,6 +241,11 @@ function syncKeep(game) {
   showAll = false;
 }
 
+function syncServerKeep() {
+  // With a camera the server holds the dice set aside: every screen shows the same ones.
+  if (Array.isArray(state.keep)) keep = new Set(state.keep);
+}
+
 function renderBanner(game) {
   const banner = $("banner");
   let text = null;
@@ -212,6 +258,12 @@ function renderBanner(game) {
     kind = "win";
   } else if (state.computer_error) {
     text = t("computer_error", state.computer_error);
+    kind = "error";
+  } else if (state.camera && state.camera.message) {
+    text = state.camera.message;
+    kind = "error";
+  } else if ((state.unsure || []).length) {
+    text = t("check_dice");
     kind = "error";
   } else if (game.announced) {
     text = t("announced", game.announced_throw, label(game, game.announced));
@@ -251,8 +303,10 @@ function renderDice(game) {
   const advised = adviceDice();
   const tiles = (game.dice || []).map((die, i) => {
     const classes = ["die", game.kind, die.colour || "plain", die.finish || ""];
+    const unsure = (state.unsure || []).includes(i);
     if (keep.has(i)) classes.push("kept");
     if (advised.has(i)) classes.push("advised");
+    if (unsure) classes.push("unsure");
     const button = el("button", {
       type: "button",
       class: classes.join(" "),
@@ -261,7 +315,10 @@ function renderDice(game) {
       title: [die.colour && t(die.colour), die.finish && t(die.finish)].filter(Boolean).join(", "),
       disabled: !game.human_turn || game.finished,
     }, el("span", { class: "value", text: die.value }),
-    el("span", { class: "tag", text: keep.has(i) ? t("kept") : advised.has(i) ? t("advised") : "" }));
+    el("span", {
+      class: "tag",
+      text: keep.has(i) ? t("kept") : unsure ? t("unsure") : advised.has(i) ? t("advised") : "",
+    }));
     longPress(button, () => toggleKeep(i), () => editDie(i));
     const edit = el("button", {
       type: "button", class: "edit", "data-edit": i, text: "✎", "aria-label": t("edit"),
@@ -292,6 +349,7 @@ function toggleKeep(i) {
   if (keep.has(i)) keep.delete(i);
   else keep.add(i);
   render();
+  if (state.camera) post("/api/keep", { keep: [...keep].sort((a, b) => a - b) });
 }
 
 function renderActions(game) {
@@ -300,7 +358,12 @@ function renderActions(game) {
   button.textContent = game.throw && next <= game.max_throws && !game.announced
     ? t("throw_n", next, game.max_throws) : t("throw");
   button.disabled = !game.can_throw;
-  button.hidden = game.finished;
+  // A real camera reads the throws by itself; only the simulated tray has a throw button.
+  const cameraReads = state.camera && !state.camera.can_throw;
+  button.hidden = game.finished || cameraReads;
+  const waiting = $("tray-waiting");
+  waiting.hidden = !cameraReads || game.finished || !game.can_throw || !game.human_turn;
+  waiting.textContent = t("tray_waiting");
   const announce = $("btn-announce");
   announce.hidden = !game.announceable.length;
   announce.textContent = t("announce", game.announced_throw || "");
