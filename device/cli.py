@@ -301,13 +301,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         config = load_config(args.config)
-        server, _camera = settings(
+        server, camera = settings(
             config, host=args.host, port=args.port, pin=args.pin, camera=args.camera
         )
     except ConfigError as exc:
         raise UsageError("; ".join(exc.problems)) from None
     data = Path(args.data) if args.data else config.storage.data_dir / "yamscope.db"
-    return serve(config, server, data, advice=not args.no_advice)
+    return serve(config, server, data, camera=camera, advice=not args.no_advice)
 
 
 # --- models: train and evaluate the die-face classifier (torch only for `train`) ---
@@ -346,6 +346,123 @@ def cmd_evaluate_crops(args: argparse.Namespace) -> int:
         png=Path(args.png) if args.png else None,
         as_json=args.json,
     )
+
+
+def cmd_render(args: argparse.Namespace) -> int:
+    """Draw synthetic tray photos with exact labels into a folder (resumable)."""
+    from models.synth.dataset import DatasetError, write_dataset
+
+    if args.n < 1:
+        raise UsageError("--n must be at least 1")
+    try:
+        width, height = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"--size is WIDTHxHEIGHT, e.g. 640x480; not {args.size!r}") from None
+    if width < 64 or height < 64:
+        raise UsageError(f"--size must be at least 64x64, not {args.size}")
+    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    if not kinds or any(k not in ("d6", "d10") for k in kinds):
+        raise UsageError(f"--kinds takes d10, d6 or d6,d10; not {args.kinds!r}")
+    if args.impossible and kinds != ["d10"]:
+        raise UsageError("--impossible draws ten d10: leave --kinds at d10")
+    out = Path(args.out) if args.out else Path(__file__).resolve().parents[1] / "data" / "synth"
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file, not a folder")
+    try:
+        summary = write_dataset(
+            out,
+            args.n,
+            args.seed,
+            size=(width, height),
+            kinds=kinds,
+            impossible=args.impossible,
+            progress=not args.quiet,
+        )
+    except DatasetError as exc:
+        raise UsageError(str(exc)) from None
+    written, skipped = summary["written"], summary["skipped"]
+    scenes = "scene" if written == 1 else "scenes"
+    print(f"{written} {scenes} written, {skipped} already there: {out}")
+    return 0
+
+
+# --- vision: read dice in photos, calibrate on the empty tray ---
+
+
+def _die_token(die: Any) -> str:
+    """A read die in the dice notation (``7rt``), with ``?`` for an unknown colour and its
+    flags in brackets."""
+    colour = {"red": "r", "white": "w"}.get(die.colour, "?")
+    flags = f"[{','.join(die.flags)}]" if die.flags else ""
+    return f"{die.value}{colour}{die.finish[0]}{flags}"
+
+
+def cmd_recognise(args: argparse.Namespace) -> int:
+    """Read the dice in each photo; a bad photo is reported and the others still read."""
+    from vision.calibration import load as load_calibration
+    from vision.errors import VisionError
+    from vision.images import load_image
+    from vision.recognise import KINDS, Recogniser
+
+    try:
+        calibration = load_calibration(args.calibration) if args.calibration else None
+        kinds = (args.kind,) if args.kind else KINDS
+        recogniser = Recogniser(calibration, kinds=kinds)
+    except VisionError as exc:
+        raise UsageError(str(exc)) from None
+    failed = 0
+    for name in args.images:
+        try:
+            reading = recogniser(load_image(name))
+        except VisionError as exc:
+            print(f"yamscope: {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        if args.json:
+            print(json.dumps(reading.to_json(name)), flush=True)
+        else:
+            dice = " ".join(_die_token(d) for d in reading.dice) or "no dice"
+            print(f"{name}: {dice} ({len(reading.dice)} dice, {reading.ms:.0f} ms)", flush=True)
+    return 1 if failed else 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """Calibrate on a photo of the empty tray; save it, say what was found, draw it."""
+    import cv2
+    import numpy as np
+
+    from device.paths import data_dir
+    from vision.calibration import calibrate, save
+    from vision.errors import VisionError
+    from vision.images import load_image
+    from vision.overlay import draw_calibration
+
+    out = Path(args.out) if args.out else data_dir() / "calibration.json"
+    png = Path(args.png) if args.png else out.with_suffix(".png")
+    try:
+        image = load_image(args.image)
+        calibration = calibrate(image)
+    except VisionError as exc:
+        raise UsageError(str(exc)) from None
+    save(calibration, out)
+    png.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(png), draw_calibration(image, calibration)):
+        raise OSError(f"cannot write {png}")
+    width, height = calibration.size
+    area = cv2.contourArea(np.asarray(calibration.area, np.float32)) / (width * height)
+    light, (l_, a_, b_) = calibration.light, calibration.felt.mean
+    how = "measured on the dice in the photo" if calibration.die_measured else "guessed"
+    print(f"tray: {len(calibration.area)} corners, {area:.0%} of the {width}x{height} photo")
+    print(f"felt colour: L* {l_:.0f}, a* {a_:.0f}, b* {b_:.0f}")
+    print(f"die size: {calibration.die_side:.0f} px ({how})")
+    print(
+        f"light: lightness {light.mean_lightness:.0f}, exposure {light.exposure:.0%}, "
+        f"clipped {light.saturated_share:.2%}, unevenness {light.unevenness:.0%}"
+    )
+    for line in calibration.advice or ("light: good",):
+        print(line)
+    print(f"calibration written to {out}; drawing in {png}")
+    return 0
 
 
 def _add_option_flag(parser: argparse.ArgumentParser) -> None:
@@ -482,6 +599,48 @@ def build_parser() -> argparse.ArgumentParser:
     evc.add_argument("--png", metavar="PNG", help="also draw the confusion matrix into this PNG")
     evc.add_argument("--json", action="store_true", help="JSON for tools")
     evc.set_defaults(func=cmd_evaluate_crops)
+    rnd = sub.add_parser(
+        "render",
+        help="draw synthetic tray photos with exact labels",
+        description="Draw N synthetic photos of dice in a felt tray into DIR: images/, masks/ "
+        "(die i's visible pixels are i+1), labels/ (JSON: kind, value, colour, finish, cocked, "
+        "box per die). Scene i depends only on the seed and i; a second run resumes.",
+    )
+    rnd.add_argument("--n", type=int, required=True, help="number of scenes")
+    rnd.add_argument("--out", metavar="DIR", help="default: data/synth in the repository")
+    rnd.add_argument("--seed", type=int, default=0)
+    rnd.add_argument("--size", default="640x480", help="photo size WIDTHxHEIGHT")
+    rnd.add_argument("--kinds", default="d10", help="d10, d6 or d6,d10")
+    rnd.add_argument("--impossible", action="store_true", help="ten d10, five red, five white")
+    rnd.add_argument("--quiet", action="store_true", help="no progress bar")
+    rnd.set_defaults(func=cmd_render)
+
+    rec = sub.add_parser(
+        "recognise",
+        help="read the dice in photos",
+        description="Read every die in each photo: kind, value, colour, finish, confidence, "
+        "box and flags (cocked, occluded, unsure). --json: one JSON object per image (JSON "
+        "Lines). A photo that cannot be read is reported on stderr and the others still are.",
+    )
+    rec.add_argument("--json", action="store_true", help="JSON Lines for tools")
+    rec.add_argument("--calibration", metavar="FILE", help="a calibration (yamscope calibrate)")
+    rec.add_argument("--kind", choices=("d6", "d10"), help="every die is of this kind")
+    rec.add_argument("images", nargs="+", metavar="IMAGE")
+    rec.set_defaults(func=cmd_recognise)
+
+    cal = sub.add_parser(
+        "calibrate",
+        help="calibrate on a photo of the empty tray",
+        description="Find the felt, its colour, the die size and the light in a photo of the "
+        "empty tray (a die or two in it give the die size); write the calibration and a PNG "
+        "with the felt's outline and a die-size square.",
+    )
+    cal.add_argument("image", metavar="IMAGE")
+    cal.add_argument(
+        "--out", metavar="FILE", help="default: calibration.json in the user data folder"
+    )
+    cal.add_argument("--png", metavar="FILE", help="default: beside --out, ending .png")
+    cal.set_defaults(func=cmd_calibrate)
     return parser
 
 

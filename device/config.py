@@ -97,7 +97,7 @@ Pixels = Annotated[int, _range(16, 8192), AfterValidator(_even)]
 class CameraSource:
     """A parsed ``camera.source`` (or ``serve --camera``) spec."""
 
-    kind: Literal["auto", "simulated", "picamera2", "opencv", "replay"]
+    kind: Literal["auto", "simulated", "picamera2", "opencv", "replay", "none"]
     index: int | None = None
     path: Path | None = None
 
@@ -109,7 +109,9 @@ class CameraSource:
         return self.kind
 
 
-SOURCE_FORMS = '"auto", "simulated", "picamera2", "opencv:<index>" or "replay:<path>"'
+SOURCE_FORMS = (
+    '"auto", "simulated", "picamera2", "opencv:<index>", "replay:<path>" or "none"'
+)
 
 
 def parse_camera_source(spec: str, base: Path | None = None) -> CameraSource:
@@ -118,7 +120,7 @@ def parse_camera_source(spec: str, base: Path | None = None) -> CameraSource:
     A replay path must exist now: finding out when the table starts is too late.
     """
     kind, sep, arg = spec.strip().partition(":")
-    if not sep and kind in ("auto", "simulated", "picamera2"):
+    if not sep and kind in ("auto", "simulated", "picamera2", "none"):
         return CameraSource(kind)  # type: ignore[arg-type]
     if sep and kind == "opencv":
         if not arg.strip().isdigit():
@@ -234,8 +236,14 @@ class Camera(Section):
     source: Annotated[str, BeforeValidator(_not_blank)] = Field(
         "auto",
         description=f"Where frames come from: {SOURCE_FORMS}. auto: the Pi camera if one is "
-        "attached, else the simulated tray. A relative replay path is taken from this "
-        "file's folder.",
+        "attached, else the simulated tray (read by the real pipeline). none: no camera, "
+        "the throw button draws the dice. A relative replay path is taken from this file's "
+        "folder.",
+    )
+    calibration: FilePath | None = Field(
+        None,
+        description="Calibration of the empty tray written by `yamscope calibrate`. Default: "
+        "calibration.json in the records folder, when there is one.",
     )
     width: Pixels = Field(
         1280, description="Width of the main stream, the photos kept of each throw (pixels)."
@@ -262,6 +270,11 @@ class Camera(Section):
     @classmethod
     def _source(cls, value: str, info: ValidationInfo) -> str:
         return str(parse_camera_source(value, (info.context or {}).get("base")))
+
+    @field_validator("calibration", mode="after")
+    @classmethod
+    def _calibration(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        return None if value is None else _resolve(value, info)
 
     @field_validator("lores_width", "lores_height", mode="after")
     @classmethod

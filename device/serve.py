@@ -13,14 +13,16 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 from pydantic import ValidationError
 
-from device.config import Config, ConfigError, Server, parse_camera_source, problems
+from device.camera.frames import CameraError
+from device.config import CameraSource, Config, ConfigError, Server, parse_camera_source, problems
+from device.table import TableSession
+from vision.errors import VisionError
 
-# Camera sources the table can run on today: "auto" means the simulated tray until the
-# camera pipeline lands.
-CAMERAS = ("auto", "simulated")
+CALIBRATION_FILE = "calibration.json"
 
 
 def settings(
@@ -47,22 +49,62 @@ def settings(
         source = parse_camera_source(spec)
     except ValueError as exc:
         raise ConfigError([f"camera: {exc}"]) from None
-    if source.kind not in CAMERAS:
-        raise ConfigError([f"camera {spec!r} is not supported yet (only: simulated)"])
-    return server, source.kind
+    return server, source
 
 
-def serve(config: Config, server_settings: Server, data: Path, *, advice: bool = True) -> int:
+def start_tray(session: TableSession, config: Config, source: CameraSource, data: Path) -> Any:
+    """The camera, the settle detector and the reader feeding the session (None for
+    ``none``). Raises CameraError or VisionError with one readable line."""
+    if source.kind == "none":
+        return None
+    from device.camera import CameraRunner, open_source
+    from device.tray import TrayWatcher
+    from vision import calibration as calibrations
+    from vision.recognise import Recogniser
+
+    frames = open_source(source, config.camera)
+    path = config.camera.calibration or data.parent / CALIBRATION_FILE
+    calibration = calibrations.load(path) if path.exists() else None
+    tray = getattr(frames, "tray", None)
+    if calibration is None and tray is not None:  # the simulated tray calibrates itself
+        import numpy as np
+
+        from models.synth import empty_tray
+
+        calibration = calibrations.calibrate(empty_tray(tray, np.random.default_rng(0)))
+    runner = CameraRunner(frames, watchdog_seconds=config.camera.watchdog_seconds)
+    watcher = TrayWatcher(
+        session, runner, Recogniser(calibration), snapshots=config.storage.snapshots
+    )
+    session.tray = str(source) if source.kind != "auto" else f"auto:{frames.name}"
+    session.watcher = watcher
+    watcher.start()
+    return watcher
+
+
+def serve(
+    config: Config,
+    server_settings: Server,
+    data: Path,
+    *,
+    camera: CameraSource | None = None,
+    advice: bool = True,
+) -> int:
     from werkzeug.serving import make_server
 
     from device.store import Store
-    from device.table import TableSession
     from device.web import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     host, port, pin = server_settings.host, server_settings.port, server_settings.pin
     store = Store(data)
     session = TableSession(store, advice=advice, cache_dir=config.advisor.cache_dir)
+    try:
+        watcher = start_tray(session, config, camera or CameraSource("none"), data)
+    except (CameraError, VisionError) as exc:
+        session.close()
+        print(f"yamscope: {exc}", file=sys.stderr)
+        return 1
     app = create_app(
         session,
         pin=pin,
@@ -89,5 +131,7 @@ def serve(config: Config, server_settings: Server, data: Path, *, advice: bool =
         pass
     finally:
         server.server_close()
+        if watcher is not None:
+            watcher.stop()
         session.close()
     return 0

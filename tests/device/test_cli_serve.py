@@ -35,7 +35,7 @@ def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     ("args", "said"),
     [
         (["--camera", "usb0"], "camera: must be"),
-        (["--camera", "picamera2"], "only: simulated"),
+        (["--camera", "replay:/no/such/folder"], "replay: no such file or folder"),
         (["--host", "0.0.0.0"], "server.pin: required"),
         (["--host", "192.168.1.20"], "server.pin: required"),
         (["--host", "pi.local"], "server.pin: required"),

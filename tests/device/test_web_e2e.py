@@ -68,8 +68,9 @@ def driver() -> Iterator[Any]:
 class Server:
     """``yamscope serve`` in a subprocess, on a free port, with its own data folder."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, camera: str = "none") -> None:
         self.folder = folder
+        self.camera = camera
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -84,7 +85,7 @@ class Server:
         }
         command = [sys.executable, "-m", "device.cli", "serve", "--port", str(self.port)]
         self.process = subprocess.Popen(
-            [*command, "--no-advice"],
+            [*command, "--camera", self.camera, "--no-advice"],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,

@@ -1,0 +1,239 @@
+"""The tray watcher: camera frames in, throws recorded in the table session.
+
+One thread takes the newest frame from the camera runner (older unread ones were already
+dropped there), feeds the small stream to the settle detector, and when the dice come to
+rest reads the full frame and hands the dice to the session, with the frame as evidence and
+a crop of each die for corrections. Reading runs here, never in a web request: the page
+learns of the throw by push.
+
+The live view is encoded here too, once per new picture and only while someone has asked
+for it in the last few seconds, so ten phones watching cost one JPEG encode, and an
+unwatched tray costs none.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import cv2
+import numpy as np
+
+from device.camera import CameraRunner, Frame
+from scoring.computer import IMPOSSIBLE_SET
+from scoring.entries import RulesError
+from scoring.game import Game
+from vision.errors import VisionError
+from vision.overlay import draw
+from vision.reading import Reading
+from vision.recognise import Recogniser
+from vision.settle import SettleDetector
+
+log = logging.getLogger(__name__)
+
+LIVE_WATCHED_S = 5.0  # a live picture is encoded while someone asked for one this recently
+CROP_MARGIN = 0.25
+
+
+class TrayWatcher:
+    """Camera → settle → recognise → ``session.camera_throw``, in one background thread."""
+
+    def __init__(
+        self,
+        session: Any,
+        runner: CameraRunner,
+        recogniser: Recogniser,
+        *,
+        detector: SettleDetector | None = None,
+        live_fps: float = 2.0,
+        snapshots: bool = True,
+    ) -> None:
+        self.session = session
+        self.runner = runner
+        self.recogniser = recogniser
+        self.detector = detector or SettleDetector()
+        self.live_interval = 1.0 / live_fps
+        self.snapshots = snapshots
+        self._lock = threading.Lock()
+        self._live: bytes | None = None
+        self._live_at = 0.0
+        self._watched_at = 0.0
+        self._overlay: Reading | None = None
+        self._message: str | None = None
+        self._reading_ms: float | None = None
+        self._published: tuple[Any, ...] | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="tray-watcher", daemon=True)
+
+    # -- life -------------------------------------------------------------------------------
+    def start(self) -> None:
+        self.runner.start()
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        self.runner.stop()
+
+    # -- what the page asks for -----------------------------------------------------------
+    def status(self) -> dict[str, Any]:
+        """The camera and the reader as the page shows them."""
+        camera = self.runner.state()
+        with self._lock:
+            return {
+                "source": camera.get("source"),
+                "state": camera.get("state"),
+                "error": camera.get("error"),
+                "fps": camera.get("fps"),
+                "drops": camera.get("drops"),
+                "message": self._message,
+                "reading_ms": self._reading_ms,
+                "can_throw": callable(getattr(self.runner.source, "throw", None)),
+            }
+
+    def live_jpeg(self) -> bytes | None:
+        """The newest live picture (None until the first one); asking keeps it coming."""
+        with self._lock:
+            self._watched_at = time.monotonic()
+            return self._live
+
+    def throw_simulated(self, game: Game, keep: Sequence[int], rng: random.Random) -> None:
+        """The simulated tray's throw button: the dice not set aside are thrown on the tray
+        (kept ones are out of the tray, as players do), and the camera reads them."""
+        throw = getattr(self.runner.source, "throw", None)
+        if throw is None:
+            raise RulesError("the camera reads the throws: throw the dice in the tray")
+        from models.synth import DieSpec
+
+        rb = game.rulebook
+        top = 6 if rb.kind == "d6" else 10
+        if game.dice is not None:
+            looks = [(d.colour, d.finish) for d in game.dice]
+        elif rb.id == "impossible":
+            looks = list(IMPOSSIBLE_SET)
+        else:
+            looks = [(None, None)] * rb.dice_count
+        kept = set(keep) if game.dice is not None else set()
+        specs = [
+            DieSpec(
+                rb.kind,  # type: ignore[arg-type]
+                rng.randint(1, top),
+                colour.value if colour else "white",  # type: ignore[arg-type]
+                finish.value if finish else "frosted",  # type: ignore[arg-type]
+            )
+            for i, (colour, finish) in enumerate(looks)
+            if i not in kept
+        ]
+        with self._lock:
+            self._message = None
+        throw(specs)
+
+    # -- the thread -----------------------------------------------------------------------
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                frame = self.runner.latest.get(timeout=0.5)
+                if frame is not None:
+                    self._step(frame)
+                self._publish_status()
+            except Exception:  # the watcher outlives any one bad frame
+                log.exception("tray watcher: frame skipped")
+
+    def _step(self, frame: Frame) -> None:
+        settled = self.detector.update(frame.lores)
+        if self.detector.state == "moving":
+            with self._lock:
+                self._overlay = None
+        if settled is not None:
+            self._read(frame)
+        self._encode_live(frame)
+
+    def _read(self, frame: Frame) -> None:
+        self._fit_to_game()
+        try:
+            reading = self.recogniser(frame.main)
+        except VisionError as exc:
+            self._say(f"the dice could not be read: {exc}")
+            return
+        with self._lock:
+            self._overlay = reading
+            self._reading_ms = round(reading.ms, 1)
+        snapshot = _jpeg(frame.main, 85) if self.snapshots else None
+        crops = [_png(_crop(frame.main, d.box)) for d in reading.dice]
+        try:
+            self.session.camera_throw(reading, snapshot=snapshot, crops=crops)
+        except RulesError as exc:
+            self._say(str(exc))
+            return
+        self._say(None)
+
+    def _fit_to_game(self) -> None:
+        """Tell the reader what the game plays with: the kind of every die (no guessing
+        d6 or d10 at a five-dice table) and whether colour and finish count."""
+        game = self.session.game
+        if game is None:
+            return
+        self.recogniser.kinds = (game.rulebook.kind,)
+        self.recogniser.coloured = game.rulebook.id == "impossible"
+
+    def _say(self, message: str | None) -> None:
+        with self._lock:
+            self._message = message
+        if message:
+            log.info("tray: %s", message)
+
+    def _encode_live(self, frame: Frame) -> None:
+        now = time.monotonic()
+        with self._lock:
+            due = now - self._live_at >= self.live_interval
+            watched = now - self._watched_at <= LIVE_WATCHED_S
+            reading = self._overlay
+        if not (due and watched):
+            return
+        picture = draw(frame.main, reading) if reading is not None else frame.main
+        encoded = _jpeg(_fit(picture, 960), 70)
+        with self._lock:
+            self._live, self._live_at = encoded, now
+
+    def _publish_status(self) -> None:
+        """Tell the session when what the page shows of the camera changed (not for every
+        frame counter)."""
+        status = self.status()
+        key = (status["state"], status["error"], status["message"], status["reading_ms"])
+        if key != self._published:
+            self._published = key
+            self.session.set_tray_status(status)
+
+
+def _crop(image: np.ndarray, box: Sequence[int]) -> np.ndarray:
+    """The die and a margin around it, clipped to the frame."""
+    x0, y0, x1, y1 = box
+    pad = int(max(x1 - x0, y1 - y0) * CROP_MARGIN)
+    h, w = image.shape[:2]
+    return image[max(0, y0 - pad) : min(h, y1 + pad), max(0, x0 - pad) : min(w, x1 + pad)]
+
+
+def _fit(image: np.ndarray, width: int) -> np.ndarray:
+    if image.shape[1] <= width:
+        return image
+    height = round(image.shape[0] * width / image.shape[1])
+    return cv2.resize(image, (width, height), interpolation=cv2.INTER_AREA)
+
+
+def _jpeg(image: np.ndarray, quality: int) -> bytes:
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    if not ok:
+        raise VisionError("the picture could not be encoded as JPEG")
+    return data.tobytes()
+
+
+def _png(image: np.ndarray) -> bytes:
+    ok, data = cv2.imencode(".png", image)
+    if not ok:
+        raise VisionError("the crop could not be encoded as PNG")
+    return data.tobytes()

@@ -1,0 +1,214 @@
+"""The empty tray: table, wall, felt with its grain, the light over it; and the camera's
+finishing touches (glare, blur, sensor noise, JPEG) applied to every photo."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from models.synth.core import Tray
+
+_POOL_SIZE = 1 << 22
+
+
+@lru_cache(maxsize=1)
+def _pool() -> np.ndarray:
+    """A fixed pool of standard normal numbers (16 MB). Drawing fresh normals for every pixel
+    costs more than the whole rest of a scene; a random window into this pool is as good."""
+    return np.random.default_rng(20240607).standard_normal(_POOL_SIZE, dtype=np.float32)
+
+
+def normals(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Standard normal noise of ``shape`` (read-only when it fits in the pool)."""
+    n = int(np.prod(shape))
+    pool = _pool()
+    if n <= _POOL_SIZE:
+        start = int(rng.integers(0, _POOL_SIZE - n + 1))
+        return pool[start : start + n].reshape(shape)
+    parts, left = [], n
+    while left > 0:
+        k = min(left, _POOL_SIZE)
+        start = int(rng.integers(0, _POOL_SIZE - k + 1))
+        parts.append(pool[start : start + k])
+        left -= k
+    return np.concatenate(parts).reshape(shape)
+
+
+def _smooth_noise(rng: np.random.Generator, size: tuple[int, int], cells: int) -> np.ndarray:
+    """Low-frequency noise (H, W) float32 of about unit amplitude, ``cells`` across."""
+    w, h = size
+    gw = max(2, cells)
+    gh = max(2, round(cells * h / max(w, 1)))
+    small = rng.standard_normal((gh, gw), dtype=np.float32)
+    mid = cv2.resize(small, (max(2, w // 8), max(2, h // 8)), interpolation=cv2.INTER_CUBIC)
+    return cv2.resize(mid, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _fill(img: np.ndarray, rect: tuple[int, int, int, int], bgr: np.ndarray) -> None:
+    """Paint img[y0:y1, x0:x1] one colour (cv2 does it far faster than numpy broadcasting)."""
+    x0, y0, x1, y1 = rect
+    if x0 < x1 and y0 < y1:
+        cv2.rectangle(img, (x0, y0), (x1 - 1, y1 - 1), tuple(float(c) for c in bgr), -1)
+
+
+def _ramp(d: np.ndarray, width: float) -> np.ndarray:
+    """1 at d <= 0 falling smoothly to 0 at d >= width."""
+    t = np.clip(d / max(width, 1e-3), 0.0, 1.0)
+    return 1.0 - t * t * (3 - 2 * t)
+
+
+def _clip_rect(r: np.ndarray, w: int, h: int) -> tuple[int, int, int, int]:
+    x0, y0, x1, y1 = np.round(r).astype(int)
+    return max(0, x0), max(0, y0), min(w, x1), min(h, y1)
+
+
+def wall_rects(tray: Tray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The felt rectangle, the top inner edge and the outer edge of the wall, as (x0, y0, x1,
+    y1) float arrays; the wall's inner face shows between the first two (perspective)."""
+    w, h = tray.size
+    felt = np.array(tray.area, np.float64)
+    centre = np.array([w / 2, h / 2, w / 2, h / 2])
+    grow = tray.camera_height / max(tray.camera_height - tray.wall_height, 1.0)
+    inner = centre + (felt - centre) * grow
+    outer = inner + np.array([-1, -1, 1, 1]) * tray.wall_width * grow
+    return felt, inner, outer
+
+
+@lru_cache(maxsize=2)  # ~30 MB each at 1280x960; a table keeps one tray
+def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
+    """(background BGR float32 0..1, light gain (H, W, 3) float32) of the tray; cached."""
+    rng = np.random.default_rng(tray.seed)
+    w, h = tray.size
+    felt_r, inner, outer = wall_rects(tray)
+    lx, ly, lz = tray.light
+    scale = tray.die_side
+
+    # flat colours of table, wall and felt in one image, their textures in another
+    table = np.array(tray.table, np.float32) / 255.0
+    bg = np.empty((h, w, 3), np.float32)
+    _fill(bg, (0, 0, w, h), table)
+    streak = cv2.resize(  # the table: a wood-like streaky texture
+        rng.standard_normal((max(2, h // 3), 6), dtype=np.float32),
+        (w, h),
+        interpolation=cv2.INTER_LINEAR,
+    )
+    tex = streak * np.float32(0.07)
+    tex += _smooth_noise(rng, (w, h), 5) * np.float32(0.04)
+    tex += np.float32(1.0)
+
+    # wall: top band, and the inner faces between the felt and the top's inner edge
+    wall = np.array(tray.wall, np.float32) / 255.0
+    ox0, oy0, ox1, oy1 = _clip_rect(outer, w, h)
+    if ox0 < ox1 and oy0 < oy1:
+        _fill(bg, (ox0, oy0, ox1, oy1), wall * (tray.ambient + (1 - tray.ambient) * lz))
+        wall_tex = _smooth_noise(rng, (ox1 - ox0, oy1 - oy0), 12)
+        wall_tex *= np.float32(0.05)
+        wall_tex += np.float32(1.0)
+        tex[oy0:oy1, ox0:ox1] = wall_tex
+    fx0, fy0, fx1, fy1 = felt_r
+    ix0, iy0, ix1, iy1 = inner
+    quads = (  # left, top, right, bottom inner faces; their normals point into the tray
+        ([(ix0, iy0), (fx0, fy0), (fx0, fy1), (ix0, iy1)], lx),
+        ([(ix0, iy0), (ix1, iy0), (fx1, fy0), (fx0, fy0)], ly),
+        ([(ix1, iy0), (ix1, iy1), (fx1, fy1), (fx1, fy0)], -lx),
+        ([(ix0, iy1), (fx0, fy1), (fx1, fy1), (ix1, iy1)], -ly),
+    )
+    for quad, facing in quads:
+        shade = 0.85 * (tray.ambient * 0.8 + (1 - tray.ambient) * max(0.0, facing))
+        pts = np.round(np.array(quad) * 16).astype(np.int32)
+        cv2.fillConvexPoly(bg, pts, tuple(float(c) for c in wall * shade), cv2.LINE_AA, 4)
+
+    # felt: base colour, slow mottling, fibre grain, a few specks of lint
+    x0, y0, x1, y1 = _clip_rect(felt_r, w, h)
+    fw, fh = x1 - x0, y1 - y0
+    felt = np.array(tray.felt, np.float32) / 255.0
+    grain = cv2.GaussianBlur(normals(rng, (fh, fw)), (0, 0), 0.7)
+    fibre = cv2.resize(
+        rng.standard_normal((fh // 4 + 2, fw // 4 + 2), dtype=np.float32),
+        (fw, fh),
+        interpolation=cv2.INTER_LINEAR,
+    )
+    mottle = grain * np.float32(1.6 * tray.felt_grain)
+    mottle += fibre * np.float32(0.5 * tray.felt_grain)
+    mottle += _smooth_noise(rng, (fw, fh), 6) * np.float32(0.04)
+    mottle += np.float32(1.0)
+    # shadow of the wall on the lamp's side, and darker corners along every wall
+    reach = tray.wall_height / max(lz, 0.2)
+    dx = np.arange(x0, x1, dtype=np.float32) + 0.5
+    dy = np.arange(y0, y1, dtype=np.float32) + 0.5
+    lit_x = np.ones(fw, np.float32)
+    lit_y = np.ones(fh, np.float32)
+    for d, toward, lit in (
+        (dx - fx0, -lx, lit_x),
+        (fx1 - dx, lx, lit_x),
+        (dy - fy0, -ly, lit_y),
+        (fy1 - dy, ly, lit_y),
+    ):
+        if toward > 0:  # the lamp is beyond this wall: it shades the felt next to it
+            width = reach * toward
+            lit *= 1.0 - 0.55 * _ramp(d - 0.6 * width, 0.8 * width + 0.2 * scale)
+        lit *= 1.0 - 0.18 * _ramp(d, 0.5 * scale)
+    mottle *= lit_y[:, None]
+    mottle *= lit_x[None, :]
+    tint = felt * (1.0 + 0.02 * rng.standard_normal(3)).astype(np.float32)
+    _fill(bg, (x0, y0, x1, y1), tint)
+    tex[y0:y1, x0:x1] = mottle
+    cv2.multiply(bg, cv2.merge([tex, tex, tex]), dst=bg)
+    for _ in range(int(rng.integers(0, 12))):
+        c = (x0 + int(rng.integers(0, fw)), y0 + int(rng.integers(0, fh)))
+        col = tuple(float(v) for v in np.clip(tint * rng.uniform(1.3, 2.5), 0, 1))
+        cv2.circle(bg, c, int(rng.integers(0, 2)), col, -1, cv2.LINE_AA)
+
+    # the light over everything: exposure, gradient, vignetting, a hot spot, white balance
+    gw, gh = max(2, w // 8), max(2, h // 8)
+    u = (np.arange(gw, dtype=np.float32) + 0.5) / gw - 0.5
+    v = (np.arange(gh, dtype=np.float32) + 0.5) / gh - 0.5
+    uu, vv = u[None, :], v[:, None]
+    gain = 1.0 + 2 * tray.gradient[0] * uu + 2 * tray.gradient[1] * vv
+    gain = gain * (1.0 - 2 * tray.vignette * (uu * uu + vv * vv))
+    hx, hy, hr, hg = tray.hotspot
+    if hg:
+        gain = gain + hg * np.exp(-((uu + 0.5 - hx) ** 2 + (vv + 0.5 - hy) ** 2) / (2 * hr * hr))
+    gain = np.clip(gain * tray.exposure, 0.05, None).astype(np.float32)
+    small = gain[..., None] * np.array(tray.white_balance, np.float32)
+    gain3 = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    return bg, gain3
+
+
+def base(tray: Tray) -> np.ndarray:
+    """A fresh copy of the unlit background (float32 BGR 0..1)."""
+    return _static(tray)[0].copy()
+
+
+def finish(tray: Tray, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, glare, blur, noise and JPEG: the float scene as the camera delivers it (uint8).
+    ``img`` is used up."""
+    gain = _static(tray)[1]
+    img *= gain
+    img *= np.float32(255.0 * (1.0 + 0.02 * rng.standard_normal()))  # auto-exposure wobble
+    if tray.glare > 0:  # veiling glare: stray light lifts the blacks and flattens contrast
+        veil = np.float32(tray.glare * 0.25)
+        img *= 1 - veil
+        img += veil * np.float32(230.0)
+    if tray.blur > 0.05:
+        img = cv2.GaussianBlur(img, (0, 0), tray.blur)
+    sigma = img * np.float32(tray.shot)
+    np.maximum(sigma, 0.0, out=sigma)
+    sigma += np.float32(tray.noise**2)
+    np.sqrt(sigma, out=sigma)
+    sigma *= normals(rng, img.shape)
+    img += sigma
+    np.clip(img, 0, 255, out=img)
+    out = img.astype(np.uint8)
+    if tray.jpeg:
+        ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(tray.jpeg)])
+        if ok:
+            out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return out
+
+
+def empty_tray(tray: Tray, rng: np.random.Generator) -> np.ndarray:
+    """The photo of the empty tray (as taken for calibration): same felt, fresh noise."""
+    return finish(tray, base(tray), rng)

@@ -1,0 +1,152 @@
+"""A folder of synthetic scenes with their labels, written so that it can be resumed.
+
+Scene ``i`` is drawn from ``np.random.default_rng([seed, i])``: the folder's content depends
+only on (generator version, seed, size, kinds, impossible), never on how often it was resumed.
+Layout::
+
+    out/dataset.json          generator, version, seed, size, kinds, impossible, n
+    out/images/000000.png     the photo (BGR)
+    out/masks/000000.png      0 background, i + 1 = visible pixels of die i
+    out/labels/000000.json    written last: its presence means the scene is complete
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.synth.core import KINDS, VERSION, Scene
+from models.synth.layout import random_scene
+
+GENERATOR = "yamscope models.synth"
+#: the settings that must match for a run to add to an existing folder
+SETTINGS = ("generator", "version", "seed", "size", "kinds", "impossible")
+
+
+class DatasetError(ValueError):
+    """The folder cannot take this dataset (another dataset is there, or it is not a folder)."""
+
+
+def _write_json(path: Path, data: dict, indent: int | None = None) -> None:
+    """Write to a temporary name, then rename: a reader never sees half a file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=indent) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def scene_labels(scene: Scene) -> dict:
+    """The JSON labels of a scene."""
+    tray = dataclasses.asdict(scene.tray)
+    return {
+        "size": list(scene.tray.size),
+        "tray": tray,
+        "dice": [
+            {
+                "kind": d.spec.kind,
+                "value": d.spec.value,
+                "colour": d.spec.colour,
+                "finish": d.spec.finish,
+                "cocked": d.spec.cocked,
+                "box": list(d.box),
+                "pose": dataclasses.asdict(d.pose),
+            }
+            for d in scene.dice
+        ],
+    }
+
+
+def _check(n: int, size: Sequence[int], kinds: Sequence[str]) -> None:
+    if n < 1:
+        raise ValueError(f"n must be at least 1, not {n}")
+    if len(size) != 2 or min(size) < 64:
+        raise ValueError(f"size must be two numbers of at least 64, not {size}")
+    bad = [k for k in kinds if k not in KINDS]
+    if not kinds or bad:
+        raise ValueError(f"kinds are {' or '.join(KINDS)}, not {','.join(kinds) or 'none'}")
+
+
+def write_dataset(
+    out: Path,
+    n: int,
+    seed: int,
+    *,
+    size: tuple[int, int] = (640, 480),
+    kinds: Sequence[str] = ("d10",),
+    impossible: bool = False,
+    progress: bool = True,
+) -> dict:
+    """Draw scenes 0..n-1 into ``out``, skipping those already complete. Returns
+    ``{"out", "written", "skipped", "n"}``. Raises DatasetError when ``out`` holds a dataset
+    with other settings (or is a file), ValueError on bad arguments."""
+    out = Path(out)
+    kinds = list(dict.fromkeys(kinds))
+    _check(n, size, kinds)
+    if out.exists() and not out.is_dir():
+        raise DatasetError(f"{out} is a file, not a folder")
+    meta = {
+        "generator": GENERATOR,
+        "version": VERSION,
+        "seed": int(seed),
+        "size": [int(size[0]), int(size[1])],
+        "kinds": kinds,
+        "impossible": bool(impossible),
+        "n": int(n),
+    }
+    meta_path = out / "dataset.json"
+    if meta_path.exists():
+        try:
+            old = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DatasetError(f"{meta_path} is not a dataset description: {exc}") from None
+        differ = [k for k in SETTINGS if old.get(k) != meta[k]]
+        if differ:
+            was = ", ".join(f"{k} {old.get(k)!r}" for k in differ)
+            now = ", ".join(f"{k} {meta[k]!r}" for k in differ)
+            raise DatasetError(f"{out} holds a dataset with {was}, not {now}: use another folder")
+        meta["n"] = max(int(old.get("n", 0)), meta["n"])
+    elif out.exists() and any(out.iterdir()):
+        raise DatasetError(f"{out} is not empty and holds no dataset.json: use another folder")
+    for sub in ("images", "masks", "labels"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    _write_json(meta_path, meta, indent=1)
+
+    from tqdm import tqdm
+
+    written = skipped = 0
+    with tqdm(total=n, unit="scene", disable=not progress, file=sys.stderr) as bar:
+        for i in range(n):
+            label_path = out / "labels" / f"{i:06d}.json"
+            if label_path.exists():
+                skipped += 1
+                bar.update(1)
+                continue
+            scene = random_scene(
+                np.random.default_rng([int(seed), i]),
+                (int(size[0]), int(size[1])),
+                kinds=tuple(kinds),
+                impossible=impossible,
+            )
+            for sub, pixels in (("images", scene.image), ("masks", scene.masks)):
+                path = out / sub / f"{i:06d}.png"
+                if not cv2.imwrite(str(path), pixels):
+                    raise OSError(f"could not write {path}")
+            labels = {"index": i, **scene_labels(scene)}
+            _write_json(label_path, labels)
+            written += 1
+            bar.update(1)
+    return {"out": str(out), "written": written, "skipped": skipped, "n": n}
+
+
+def read_labels(out: Path) -> Iterator[tuple[Path, dict]]:
+    """(image path, labels) of every complete scene of the folder, in index order."""
+    out = Path(out)
+    for path in sorted((out / "labels").glob("*.json")):
+        labels = json.loads(path.read_text(encoding="utf-8"))
+        yield out / "images" / f"{path.stem}.png", labels

@@ -1,0 +1,403 @@
+"""The synthetic tray (models.synth): labels that match the pixels, looks a reader can rely
+on, reproducible and resumable datasets, and `yamscope render`."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models.synth import (
+    DieSpec,
+    Pose,
+    Tray,
+    empty_tray,
+    place,
+    random_scene,
+    random_specs,
+    random_tray,
+    render,
+)
+from models.synth.dataset import DatasetError, read_labels, write_dataset
+from models.synth.glyphs import tile
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def plain_tray(felt: tuple[int, int, int] = (52, 112, 38), side: float = 56.0) -> Tray:
+    """A quiet table: little noise, no blur/glare/JPEG, camera high (no side bands)."""
+    return Tray(
+        size=(640, 480),
+        felt=felt,
+        area=(40, 40, 600, 440),
+        die_side=side,
+        seed=3,
+        camera_height=1e5,
+        noise=1.0,
+        shot=0.1,
+        light=(-0.2, -0.3, 0.933),
+    )
+
+
+def mask_bbox(mask: np.ndarray) -> tuple[int, int, int, int]:
+    ys, xs = np.nonzero(mask)
+    return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
+
+
+# --- reproducible ------------------------------------------------------------------------
+
+
+def test_the_same_seed_draws_the_same_scene_and_another_seed_another() -> None:
+    a = random_scene(np.random.default_rng([4, 1]), (320, 240), kinds=("d6", "d10"))
+    b = random_scene(np.random.default_rng([4, 1]), (320, 240), kinds=("d6", "d10"))
+    c = random_scene(np.random.default_rng([4, 2]), (320, 240), kinds=("d6", "d10"))
+    assert np.array_equal(a.image, b.image)
+    assert np.array_equal(a.masks, b.masks)
+    assert a.dice == b.dice and a.tray == b.tray
+    assert not np.array_equal(a.image, c.image)
+
+
+def test_the_empty_tray_is_the_scene_without_dice() -> None:
+    tray = random_tray(np.random.default_rng(8))
+    empty = empty_tray(tray, np.random.default_rng(1))
+    assert np.array_equal(empty, render(tray, [], [], np.random.default_rng(1)).image)
+    again = empty_tray(tray, np.random.default_rng(2)).astype(int)
+    # the same felt, only the sensor noise differs
+    assert 0 < np.abs(again - empty).mean() < 4 + 2 * tray.noise
+
+
+# --- labels match the pixels --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_die_has_visible_pixels_and_its_box_is_their_bounding_box(seed: int) -> None:
+    rng = np.random.default_rng([10, seed])
+    scene = random_scene(rng, (640, 480), n=10, kinds=("d6", "d10"), cocked=0.3)
+    assert scene.image.shape == (480, 640, 3) and scene.image.dtype == np.uint8
+    assert scene.masks.shape == (480, 640) and scene.masks.max() <= len(scene.dice)
+    x0, y0, x1, y1 = scene.tray.area
+    for i, die in enumerate(scene.dice):
+        mask = scene.masks == i + 1
+        assert mask.sum() > 0.2 * die.pose.side**2, f"die {i} is hidden"
+        assert die.box == mask_bbox(mask)
+        if not die.spec.cocked:
+            bx0, by0, bx1, by1 = die.box
+            assert x0 <= bx0 and y0 <= by0 and bx1 <= x1 and by1 <= y1, (i, die.box)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_flat_die_is_exactly_the_pixels_it_has_when_drawn_alone(seed: int) -> None:
+    """Dice do not overlap: each flat die that no cocked die leans on keeps every pixel it
+    has on its own; a cocked die on top of another takes some of that die's pixels."""
+    rng = np.random.default_rng([11, seed])
+    tray = random_tray(rng)
+    specs = random_specs(rng, 10, ("d6", "d10"), cocked=0.3)
+    poses = place(rng, specs, tray, touching=0.6)
+    scene = render(tray, specs, poses, np.random.default_rng(0))
+    for i, (spec, pose) in enumerate(zip(specs, poses, strict=True)):
+        alone = render(tray, [spec], [pose], np.random.default_rng(0)).masks == 1
+        together = scene.masks == i + 1
+        assert not (together & ~alone).any(), "a die took pixels it does not have alone"
+        if not spec.cocked:
+            covered = (alone & ~together).sum() / alone.sum()
+            assert covered <= 0.35  # at most what a cocked die leaning on it covers
+
+
+def test_motion_smears_the_dice_but_keeps_them_labelled() -> None:
+    rng = np.random.default_rng(12)
+    tray = plain_tray(side=40.0)
+    specs = random_specs(rng, 5, ("d6", "d10"))
+    poses = place(rng, specs, tray)
+    still = render(tray, specs, poses, np.random.default_rng(1))
+    rolling = render(tray, specs, poses, np.random.default_rng(1), motion=0.8)
+    for i, die in enumerate(rolling.dice):
+        moving = rolling.masks == i + 1
+        assert moving.any() and die.box == mask_bbox(moving)
+        region = still.masks == i + 1
+        diff = np.abs(rolling.image.astype(int) - still.image.astype(int))[region].mean()
+        assert diff > 8, f"die {i} does not look moved"
+
+
+# --- looks --------------------------------------------------------------------------------
+
+
+def _lineup(tray: Tray, specs: list[DieSpec]) -> list[Pose]:
+    side = tray.die_side
+    return [
+        Pose(90 + (k % 6) * 2.1 * side, 110 + (k // 6) * 2.2 * side, 23.0 * k, side)
+        for k in range(len(specs))
+    ]
+
+
+FELTS = [(52, 112, 38), (140, 78, 28), (42, 48, 112), (104, 104, 100), (30, 29, 31)]
+
+
+@pytest.mark.parametrize("felt", FELTS)
+def test_red_dice_are_redder_and_transparent_dice_show_more_felt(felt) -> None:
+    tray = plain_tray(felt, side=44.0)
+    specs = [
+        DieSpec(kind, value, colour, finish)
+        for kind, value in (("d10", 3), ("d6", 4), ("d10", 8))
+        for colour in ("red", "white")
+        for finish in ("frosted", "transparent")
+    ]
+    poses = _lineup(tray, specs)
+    scene = render(tray, specs, poses, np.random.default_rng(0))
+    empty = empty_tray(tray, np.random.default_rng(1)).astype(float)
+    hsv = cv2.cvtColor(scene.image, cv2.COLOR_BGR2HSV).astype(float)
+    img = scene.image.astype(float)
+    redness, felt_distance = {}, {}
+    for i, spec in enumerate(specs):
+        m = scene.masks == i + 1
+        b, g, r = img[m].T
+        red_hue = (hsv[m][:, 0] < 12) | (hsv[m][:, 0] > 168)
+        key = (spec.kind, spec.value, spec.colour, spec.finish)
+        redness[key] = (r - (g + b) / 2).mean() + 100 * (red_hue * hsv[m][:, 1] / 255).mean()
+        felt_distance[key] = np.linalg.norm(img[m] - empty[m], axis=1).mean()
+    for kind, value in (("d10", 3), ("d6", 4), ("d10", 8)):
+        for finish in ("frosted", "transparent"):
+            assert redness[(kind, value, "red", finish)] > redness[(kind, value, "white", finish)]
+        for colour in ("red", "white"):
+            frosted = felt_distance[(kind, value, colour, "frosted")]
+            clear = felt_distance[(kind, value, colour, "transparent")]
+            assert clear < frosted, (kind, colour, clear, frosted)
+
+
+def _pip_count(scene, i: int, spec: DieSpec) -> int:
+    """Pips on the top face: connected components of strong local ink contrast inside the
+    die (black-hat for dark pips on white dice, top-hat of green for white pips on red)."""
+    side = scene.dice[i].pose.side
+    mask = (scene.masks == i + 1).astype(np.uint8)
+    edge = int(0.24 * side) | 1  # leave out the rim, where glints and bevels are
+    inner = cv2.erode(mask, np.ones((edge, edge), np.uint8)).astype(bool)
+    size = int(0.4 * side) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    if spec.colour == "white":
+        grey = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY)
+        contrast = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, kernel).astype(float)
+    else:
+        contrast = cv2.morphologyEx(scene.image[..., 1], cv2.MORPH_TOPHAT, kernel).astype(float)
+    ink = inner & (contrast > max(20.0, 0.5 * contrast[inner].max()))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(ink.astype(np.uint8), connectivity=8)
+    pip = np.pi * (0.08 * side) ** 2
+    area = stats[1:, cv2.CC_STAT_AREA]
+    w, h = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    round_ = (area > 0.3 * pip) & (area < 2.5 * pip) & (np.maximum(w, h) < 2 * np.minimum(w, h))
+    return int(round_.sum())
+
+
+def test_d6_pips_counted_as_blobs_read_the_value() -> None:
+    rng = np.random.default_rng(13)
+    right = total = 0
+    for felt in FELTS[:3]:
+        tray = plain_tray(felt, side=46.0)
+        specs = [
+            DieSpec("d6", int(rng.integers(1, 7)), colour, finish)
+            for colour in ("red", "white")
+            for finish in ("frosted", "transparent")
+            for _ in range(3)
+        ]
+        poses = [
+            dataclasses.replace(p, angle=float(rng.uniform(0, 360))) for p in _lineup(tray, specs)
+        ]
+        scene = render(tray, specs, poses, np.random.default_rng(2))
+        for i, spec in enumerate(specs):
+            total += 1
+            right += _pip_count(scene, i, spec) == spec.value
+    assert right >= 0.85 * total, f"{right} of {total}"
+
+
+def test_six_and_nine_differ_at_any_rotation() -> None:
+    for font in range(4):
+        six, nine = tile("d10", "6", font), tile("d10", "9", font)
+        for k in range(4):  # whatever way a 6 is turned, it is not a 9
+            assert np.abs(np.rot90(six, k) - nine).mean() > 0.03
+
+
+def test_cocked_dice_lean_on_the_wall_or_a_die_and_are_tilted() -> None:
+    rng = np.random.default_rng(14)
+    tray = random_tray(rng)
+    specs = random_specs(rng, 6, ("d6", "d10")) + random_specs(rng, 4, ("d6", "d10"), cocked=1.0)
+    poses = place(rng, specs, tray)
+    x0, y0, x1, y1 = tray.area
+    for spec, pose in zip(specs, poses, strict=True):
+        assert (pose.tilt > 10) == spec.cocked
+    scene = render(tray, specs, poses, rng)
+    for die in scene.dice[6:]:
+        bx0, by0, bx1, by1 = die.box
+        over_wall = bx0 < x0 or by0 < y0 or bx1 > x1 or by1 > y1
+        on_die = any(
+            (scene.masks[by0:by1, bx0:bx1] == j + 1).any() or _near(die, other)
+            for j, other in enumerate(scene.dice[:6])
+        )
+        assert over_wall or on_die
+
+
+def _near(a, b) -> bool:
+    ax0, ay0, ax1, ay1 = a.box
+    bx0, by0, bx1, by1 = b.box
+    return ax0 < bx1 + 2 and bx0 < ax1 + 2 and ay0 < by1 + 2 and by0 < ay1 + 2
+
+
+# --- throws -------------------------------------------------------------------------------
+
+
+def test_random_specs_impossible_is_five_red_and_five_white_d10() -> None:
+    specs = random_specs(np.random.default_rng(1), 10, impossible=True)
+    assert [s.kind for s in specs] == ["d10"] * 10
+    assert sorted(s.colour for s in specs) == ["red"] * 5 + ["white"] * 5
+    assert all(1 <= s.value <= 10 for s in specs)
+    with pytest.raises(ValueError):
+        random_specs(np.random.default_rng(1), 5, impossible=True)
+    with pytest.raises(ValueError):
+        random_specs(np.random.default_rng(1), 3, kinds=("d8",))
+    with pytest.raises(ValueError):
+        DieSpec("d6", 7, "red", "frosted")
+    assert all(s.cocked for s in random_specs(np.random.default_rng(2), 5, cocked=1.0))
+
+
+def test_kept_dice_stay_on_the_same_pixels_when_the_others_are_thrown_again() -> None:
+    rng = np.random.default_rng(15)
+    tray = random_tray(rng)
+    specs = random_specs(rng, 8, ("d6", "d10"))
+    poses = place(rng, specs, tray)
+    first = render(tray, specs, poses, rng)
+    keep = {0: poses[0], 3: poses[3], 5: poses[5]}
+    again = [specs[i] if i in keep else s for i, s in enumerate(random_specs(rng, 8, ("d6",)))]
+    new_poses = place(rng, again, tray, fixed=keep)
+    second = render(tray, again, new_poses, rng)
+    for i in range(8):
+        if i in keep:
+            assert new_poses[i] == poses[i]
+            assert np.array_equal(first.masks == i + 1, second.masks == i + 1)
+        else:
+            assert new_poses[i] != poses[i]
+
+
+def test_place_says_when_the_dice_do_not_fit() -> None:
+    tray = dataclasses.replace(plain_tray(), area=(100, 100, 180, 180))
+    specs = random_specs(np.random.default_rng(1), 10)
+    with pytest.raises(ValueError, match="could not place"):
+        place(np.random.default_rng(1), specs, tray)
+
+
+# --- datasets and `yamscope render` -------------------------------------------------------
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(folder)): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "dataset.json"
+    }
+
+
+def test_a_resumed_dataset_is_the_same_as_one_written_at_once(tmp_path: Path) -> None:
+    options = {"size": (200, 150), "kinds": ("d6", "d10"), "progress": False}
+    once, resumed = tmp_path / "once", tmp_path / "resumed"
+    write_dataset(once, 4, 7, **options)
+    assert write_dataset(resumed, 2, 7, **options)["written"] == 2
+    (resumed / "labels" / "000001.json").unlink()  # as if killed before the labels
+    summary = write_dataset(resumed, 4, 7, **options)
+    assert (summary["written"], summary["skipped"]) == (3, 1)
+    assert _files(once) == _files(resumed)
+    assert len(_files(once)) == 12
+    labelled = list(read_labels(once))
+    assert [p.name for p, _ in labelled] == [f"{i:06d}.png" for i in range(4)]
+    for image_path, labels in labelled:
+        masks = cv2.imread(str(image_path).replace("images", "masks"), cv2.IMREAD_UNCHANGED)
+        assert labels["size"] == [200, 150]
+        assert cv2.imread(str(image_path)).shape == (150, 200, 3)
+        tray = Tray(**labels["tray"])  # the table can be rebuilt from the labels
+        assert tray.size == (200, 150) and empty_tray(tray, np.random.default_rng(0)).any()
+        for i, die in enumerate(labels["dice"]):
+            assert list(mask_bbox(masks == i + 1)) == die["box"]
+            assert {"kind", "value", "colour", "finish", "cocked", "box"} <= set(die)
+
+
+def test_a_folder_with_another_dataset_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "set"
+    write_dataset(out, 1, 7, size=(160, 120), progress=False)
+    for change in ({"seed": 8}, {"size": (200, 150)}, {"kinds": ("d6",)}):
+        args = {"seed": 7, "size": (160, 120), "kinds": ("d10",)} | change
+        with pytest.raises(DatasetError, match="use another folder"):
+            write_dataset(
+                out, 2, args["seed"], size=args["size"], kinds=args["kinds"], progress=False
+            )
+    assert not (out / "labels" / "000001.json").exists()
+
+
+def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    from device.cli import main
+
+    try:
+        code = main(args)
+    except SystemExit as exc:  # argparse's own errors
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--n", "0"],
+        ["--n", "two"],
+        ["--n", "2", "--size", "640"],
+        ["--n", "2", "--size", "32x32"],
+        ["--n", "2", "--size", "axb"],
+        ["--n", "2", "--kinds", "d8"],
+        ["--n", "2", "--kinds", ","],
+        ["--n", "2", "--kinds", "d6", "--impossible"],
+        ["--seed", "1"],
+    ],
+)
+def test_render_cli_bad_arguments_exit_2_with_one_line(
+    extra: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run_cli(["render", "--out", str(tmp_path / "x"), *extra], capsys)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "x").exists()
+
+
+def test_render_cli_writes_a_dataset_and_refuses_a_file_or_other_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "synth"
+    common = ["render", "--out", str(out), "--size", "160x120", "--quiet"]
+    code, stdout, _ = run_cli([*common, "--n", "2", "--kinds", "d6,d10"], capsys)
+    assert code == 0 and "2 scenes written" in stdout
+    assert sorted(p.name for p in (out / "labels").iterdir()) == ["000000.json", "000001.json"]
+    code, _, err = run_cli([*common, "--n", "2", "--kinds", "d6,d10", "--seed", "3"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "seed" in err
+    a_file = tmp_path / "file.txt"
+    a_file.write_text("x")
+    code, _, err = run_cli(["render", "--n", "1", "--out", str(a_file)], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1
+
+
+# --- the appliance imports it --------------------------------------------------------------
+
+
+def test_synth_imports_only_numpy_opencv_and_tqdm() -> None:
+    found = set()
+    for path in (ROOT / "models" / "synth").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    assert found - set(sys.stdlib_module_names) <= {"numpy", "cv2", "tqdm", "models"}
+    internal = {
+        node.module
+        for path in (ROOT / "models" / "synth").rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("models")
+    }
+    assert all(m.startswith("models.synth") for m in internal), internal

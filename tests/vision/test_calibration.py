@@ -1,0 +1,120 @@
+"""Calibration on an empty tray: the felt, its colour, the light advice, and its file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.calibration import Calibration, calibrate, load, save
+from vision.errors import BadCalibrationError
+
+
+def synthetic_tray(seed: int) -> tuple[np.ndarray, object]:
+    from models.synth import empty_tray, random_tray
+
+    rng = np.random.default_rng(seed)
+    tray = random_tray(rng, (640, 480))
+    return empty_tray(tray, rng), tray
+
+
+@pytest.fixture(scope="module")
+def tray_and_calibration() -> tuple[object, Calibration, np.ndarray]:
+    image, tray = synthetic_tray(11)
+    return tray, calibrate(image), image
+
+
+def test_the_felt_is_found(tray_and_calibration) -> None:
+    tray, calibration, _ = tray_and_calibration
+    mask = calibration.area_mask(640, 480)
+    x0, y0, x1, y1 = tray.area
+    truth = np.zeros_like(mask)
+    truth[y0:y1, x0:x1] = True
+    assert (mask & truth).sum() / (mask | truth).sum() > 0.85
+    # the felt's colour in Lab is the colour the tray was drawn with
+    import cv2
+
+    expected = cv2.cvtColor(np.uint8([[tray.felt]]), cv2.COLOR_BGR2Lab)[0, 0].astype(float)
+    expected = expected * [100 / 255, 1, 1] - [0, 128, 128]
+    assert np.abs(np.asarray(calibration.felt.mean)[1:] - expected[1:]).max() < 12
+
+
+def test_the_die_size_is_guessed_from_the_tray_within_a_factor(tray_and_calibration) -> None:
+    tray, calibration, _ = tray_and_calibration
+    assert not calibration.die_measured
+    assert 0.6 < calibration.die_side / tray.die_side < 1.6
+
+
+def test_a_die_in_the_photo_gives_the_die_size() -> None:
+    from models.synth import place, random_specs, random_tray, render
+
+    rng = np.random.default_rng(5)
+    tray = random_tray(rng, (640, 480))
+    specs = random_specs(rng, 2, kinds=("d6",), finish="frosted")
+    scene = render(tray, specs, place(rng, specs, tray, touching=0.0), rng)
+    calibration = calibrate(scene.image)
+    assert calibration.die_measured
+    assert 0.8 < calibration.die_side / tray.die_side < 1.3
+
+
+def test_a_file_round_trip_keeps_everything(tmp_path: Path, tray_and_calibration) -> None:
+    _, calibration, _ = tray_and_calibration
+    save(calibration, tmp_path / "sub" / "calibration.json")
+    again = load(tmp_path / "sub" / "calibration.json")
+    assert again.to_json() == calibration.to_json()
+    assert again.for_size(1280, 960).die_side == pytest.approx(2 * again.die_side)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: "{broken", "unreadable"),
+        (lambda d: json.dumps({**d, "version": 99}), "version 99"),
+        (lambda d: json.dumps({**d, "format": "other"}), "not a yamscope calibration"),
+        (lambda d: json.dumps({k: v for k, v in d.items() if k != "felt"}), "incomplete"),
+        (lambda d: json.dumps({**d, "die_side": -3}), "out of range"),
+    ],
+)
+def test_bad_calibration_files_are_refused(
+    tmp_path: Path, tray_and_calibration, change, message: str
+) -> None:
+    _, calibration, _ = tray_and_calibration
+    path = tmp_path / "calibration.json"
+    path.write_text(change(calibration.to_json()), encoding="utf-8")
+    with pytest.raises(BadCalibrationError, match=message):
+        load(path)
+    with pytest.raises(BadCalibrationError, match="no such"):
+        load(tmp_path / "missing.json")
+
+
+def test_good_light_gets_no_advice() -> None:
+    image = np.full((240, 320, 3), (60, 150, 70), np.uint8)
+    image += np.random.default_rng(0).integers(0, 4, image.shape, dtype=np.uint8)
+    assert calibrate(image).advice == ()
+
+
+def test_a_dark_tray_is_told_too_dark(tray_and_calibration) -> None:
+    _, _, image = tray_and_calibration
+    dark = (image * 0.2).astype(np.uint8)
+    calibration = calibrate(dark)
+    assert calibration.light.exposure < 0.25
+    assert any(line.startswith("too dark") for line in calibration.advice)
+
+
+def test_glare_is_told(tray_and_calibration) -> None:
+    _, _, image = tray_and_calibration
+    glaring = image.copy()
+    glaring[200:230, 300:340] = 255  # a lamp's reflection on the felt
+    calibration = calibrate(glaring)
+    assert calibration.light.saturated_share > 0.005
+    assert any(line.startswith("glare") for line in calibration.advice)
+
+
+def test_uneven_light_is_told() -> None:
+    image = np.full((240, 320, 3), (60, 150, 70), np.float32)
+    image *= np.linspace(0.35, 1.0, 320, dtype=np.float32)[None, :, None]
+    calibration = calibrate(image.astype(np.uint8))
+    assert calibration.light.unevenness > 0.35
+    assert any(line.startswith("uneven light") for line in calibration.advice)

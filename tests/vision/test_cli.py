@@ -1,0 +1,82 @@
+"""`yamscope recognise` and `yamscope calibrate` as a user runs them (DESIGN.md contract)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+from drawn_dice import draw_die, felt
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    if data is not None:
+        env["YAMSCOPE_DATA_DIR"] = str(data)
+    return subprocess.run(
+        [sys.executable, "-m", "device.cli", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def photo(path: Path, values: tuple[int, ...]) -> Path:
+    image = felt(seed=len(values))
+    for i, value in enumerate(values):
+        draw_die(image, value, 30 + 90 * i, 90)
+    cv2.imwrite(str(path), image)
+    return path
+
+
+def test_recognise_json_lines_and_a_bad_image(tmp_path: Path) -> None:
+    good = photo(tmp_path / "two.png", (3, 5))
+    bad = tmp_path / "broken.jpg"
+    bad.write_bytes(b"")
+    one = photo(tmp_path / "one.jpg", (6,))
+    result = run("recognise", "--json", "--kind", "d6", str(good), str(bad), str(one))
+    assert result.returncode == 1
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["image"] for line in lines] == [str(good), str(one)]
+    assert [len(line["dice"]) for line in lines] == [2, 1]
+    for line in lines:
+        assert set(line) == {"image", "ms", "dice"}
+        assert isinstance(line["ms"], float)
+        for die in line["dice"]:
+            assert set(die) == {"kind", "value", "colour", "finish", "confidence", "box", "flags"}
+    assert result.stderr.count("\n") == 1
+    assert str(bad) in result.stderr and "empty file" in result.stderr
+
+
+def test_recognise_readable_lines(tmp_path: Path) -> None:
+    good = photo(tmp_path / "two.png", (3, 5))
+    result = run("recognise", str(good))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"{good}: ")
+    assert "(2 dice," in result.stdout
+
+
+def test_calibrate_writes_the_file_and_the_drawing(tmp_path: Path) -> None:
+    image = tmp_path / "empty.png"
+    cv2.imwrite(str(image), felt(seed=3))
+    result = run("calibrate", str(image), data=tmp_path / "data")
+    assert result.returncode == 0, result.stderr
+    written = tmp_path / "data" / "calibration.json"
+    assert json.loads(written.read_text(encoding="utf-8"))["format"] == "yamscope-calibration"
+    assert (tmp_path / "data" / "calibration.png").is_file()
+    for words in ("tray:", "felt colour:", "die size:", "light:"):
+        assert words in result.stdout
+    used = run("recognise", "--calibration", str(written), str(photo(tmp_path / "p.png", (2,))))
+    assert used.returncode == 0, used.stderr
+    missing = run("recognise", "--calibration", str(tmp_path / "none.json"), str(image))
+    assert missing.returncode == 2
+    assert "no such calibration file" in missing.stderr

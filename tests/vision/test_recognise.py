@@ -1,0 +1,123 @@
+"""recognise: segment, read, flag; never drop a die; real photos above a measured floor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from drawn_dice import draw_die, felt, iou
+
+from vision.calibration import calibrate
+from vision.reading import FLAGS
+from vision.recognise import Recogniser, classical_kind, recognise
+
+# Measured on every 40th photo of the Rune55 test split (15 photos, 46 dice) without a
+# calibration: 19 dice found at IoU 0.5 (recall 0.41), 17 of them read right (0.89). On the
+# whole split: recall 0.27, precision 0.19, value accuracy 0.91. The floors catch a
+# regression; they are far from the targets (99 %), which need a learnt detector.
+RUNE55_EVERY = 40
+RUNE55_RECALL_FLOOR = 0.33
+RUNE55_VALUE_FLOOR = 0.75
+
+
+@pytest.fixture(scope="module")
+def recogniser() -> Recogniser:
+    return Recogniser(kinds=("d6",))
+
+
+def test_drawn_dice_are_read_in_reading_order(recogniser: Recogniser) -> None:
+    image = felt(seed=7)
+    boxes = [draw_die(image, v, 30 + 90 * i, 60) for i, v in enumerate((6, 2, 4))]
+    reading = recogniser(image)
+    assert [iou(d.box, b) > 0.6 for d, b in zip(reading.dice, boxes, strict=True)] == [True] * 3
+    assert all(d.kind == "d6" and 1 <= d.value <= 6 for d in reading.dice)
+    assert all(0 <= d.confidence <= 1 and set(d.flags) <= set(FLAGS) for d in reading.dice)
+    assert reading.size == (320, 240)
+    assert reading.ms > 0
+
+
+def test_a_die_it_cannot_read_is_kept_and_flagged(recogniser: Recogniser) -> None:
+    image = felt(seed=8)
+    draw_die(image, 4, 100, 80)
+    draw_die(image, 2, 300, 100)  # cut by the frame's edge
+    reading = recogniser(image)
+    assert len(reading.dice) == 2
+    cut = max(reading.dice, key=lambda d: d.box[0])
+    assert "occluded" in cut.flags
+
+
+def test_the_json_has_the_shape_design_gives(recogniser: Recogniser) -> None:
+    image = felt(seed=9)
+    draw_die(image, 3, 100, 80)
+    out = recogniser(image).to_json("photo.jpg")
+    assert set(out) == {"image", "ms", "dice"}
+    (die,) = out["dice"]
+    assert set(die) == {"kind", "value", "colour", "finish", "confidence", "box", "flags"}
+    assert die["kind"] in ("d6", "d10")
+    assert die["colour"] in ("red", "white", "other")
+    assert die["finish"] in ("frosted", "transparent")
+    assert len(die["box"]) == 4 and all(isinstance(v, int) for v in die["box"])
+
+
+def test_a_grey_frame_and_an_empty_tray(recogniser: Recogniser) -> None:
+    image = felt(seed=10)
+    assert recogniser(image).dice == ()
+    draw_die(image, 5, 100, 80)
+    assert len(recogniser(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)).dice) == 1
+
+
+def test_a_synthetic_throw_with_a_calibration() -> None:
+    from models.synth import empty_tray, place, random_specs, random_tray, render
+
+    rng = np.random.default_rng(21)
+    tray = random_tray(rng, (640, 480))
+    specs = random_specs(rng, 10, impossible=True)
+    scene = render(tray, specs, place(rng, specs, tray, touching=0.0), rng)
+    calibration = calibrate(empty_tray(tray, rng))
+    reading = recognise(scene.image, calibration, coloured=True, kinds=("d10",))
+    assert 8 <= len(reading.dice) <= 12
+    matched = [max(scene.dice, key=lambda s, d=d: iou(s.box, d.box)) for d in reading.dice]
+    colours = [d.colour == s.spec.colour for d, s in zip(reading.dice, matched, strict=True)]
+    assert np.mean(colours) >= 0.8
+    assert all(d.kind == "d10" for d in reading.dice)
+
+
+def test_the_outline_tells_a_d6_from_a_d10() -> None:
+    square = np.zeros((40, 40), bool)
+    square[5:35, 5:35] = True
+    kite = np.zeros((40, 40), np.uint8)
+    points = np.array([[20, 2], [36, 14], [30, 36], [10, 36], [4, 14]], np.int32)
+    cv2.fillPoly(kite, [points], 1)
+    assert classical_kind(square)[0] == "d6"
+    assert classical_kind(kite.astype(bool))[0] == "d10"
+
+
+def rune55_truth(label: Path, width: int, height: int) -> list[tuple[int, tuple[int, ...]]]:
+    out = []
+    for line in label.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            c, cx, cy, w, h = (float(v) for v in line.split())
+            box = ((cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width)
+            out.append((int(c) + 1, (*box, (cy + h / 2) * height)))
+    return out
+
+
+def test_rune55_photos_above_the_floor(rune55: Path, recogniser: Recogniser) -> None:
+    photos = sorted((rune55 / "test" / "images").glob("*.jpg"))[::RUNE55_EVERY]
+    truth_count = found = right = 0
+    for photo in photos:
+        image = cv2.imread(str(photo))
+        truth = rune55_truth(
+            rune55 / "test" / "labels" / (photo.stem + ".txt"), image.shape[1], image.shape[0]
+        )
+        reading = recogniser(image)
+        truth_count += len(truth)
+        for value, box in truth:
+            best = max(reading.dice, key=lambda d, b=box: iou(d.box, b), default=None)
+            if best is not None and iou(best.box, box) >= 0.5:
+                found += 1
+                right += best.value == value
+    assert found / truth_count >= RUNE55_RECALL_FLOOR
+    assert right / max(found, 1) >= RUNE55_VALUE_FLOOR

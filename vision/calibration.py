@@ -1,0 +1,306 @@
+"""What the camera sees of the empty tray: where the felt is, its colour, how big a die
+looks, and whether the light is good enough, saved as a small versioned JSON file.
+
+Why calibrate: a frame alone must guess which colour is the felt and how big a die is; one
+photo of the empty tray answers both for every throw after it, makes shadows and uneven
+light part of the felt, and lets the appliance tell the players to fix the lighting (with
+the measured numbers) before a bad reading does.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.errors import BadCalibrationError
+from vision.felt import FeltModel, to_lab
+
+FORMAT = "yamscope-calibration"
+VERSION = 1
+WORK_LONG_SIDE = 320  # calibration looks at a copy this wide: the felt is large
+MODE_BIN = 8.0  # Lab units per bin of the histogram that finds the felt's colour
+# A die's side as a share of the felt's shorter side when no die lies in the calibration
+# photo to measure (a 16 mm die, seen with a little of its sides, on 18 cm of felt);
+# frames then measure their own dice when they can.
+DIE_SHARE = 1 / 9.5
+# The light advice: the limits each measured number is held to.
+DARK = 0.25  # the felt's brightest channel averages under a quarter of full scale: too dark
+GLARE_SHARE = 0.005  # share of the tray's pixels clipped at white above this: glare
+UNEVEN = 0.35  # lightness (L*+16) of the brightest part of the felt over its darkest, - 1
+
+
+@dataclass(frozen=True)
+class Light:
+    """The light on the felt as measured: mean CIELAB lightness (0..100); exposure, the
+    mean of each pixel's brightest channel (0..1: a blue or red felt is dark in lightness
+    under good light, not in its own channel); the share of pixels clipped white; and how
+    much lighter the brightest part of the felt is than the darkest."""
+
+    mean_lightness: float
+    exposure: float
+    saturated_share: float
+    unevenness: float
+
+    def advice(self) -> tuple[str, ...]:
+        """One line per problem, with the number measured and the limit it broke."""
+        lines = []
+        if self.exposure < DARK:
+            lines.append(
+                f"too dark: the felt's brightest channel averages {self.exposure:.0%} of full "
+                f"scale (want ≥ {DARK:.0%}; lightness L* {self.mean_lightness:.0f})"
+            )
+        if self.saturated_share > GLARE_SHARE:
+            lines.append(
+                f"glare: {self.saturated_share:.1%} of the tray is clipped white "
+                f"(want ≤ {GLARE_SHARE:.1%})"
+            )
+        if self.unevenness > UNEVEN:
+            lines.append(
+                f"uneven light: the brightest part of the felt is {self.unevenness:.0%} "
+                f"lighter than the darkest (want ≤ {UNEVEN:.0%})"
+            )
+        return tuple(lines)
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """One tray as one camera sees it, in pixels of an image of ``size`` (width, height)."""
+
+    size: tuple[int, int]
+    area: tuple[tuple[float, float], ...]  # the felt's outline, a polygon
+    felt: FeltModel
+    die_side: float
+    die_measured: bool  # a die lay in the calibration photo (else guessed from the tray)
+    light: Light
+
+    @property
+    def advice(self) -> tuple[str, ...]:
+        return self.light.advice()
+
+    def for_size(self, width: int, height: int) -> Calibration:
+        """The same calibration for frames of another resolution (same camera and view)."""
+        if (width, height) == self.size:
+            return self
+        sx, sy = width / self.size[0], height / self.size[1]
+        return Calibration(
+            (width, height),
+            tuple((x * sx, y * sy) for x, y in self.area),
+            self.felt,
+            self.die_side * math.sqrt(sx * sy),
+            self.die_measured,
+            self.light,
+        )
+
+    def area_mask(self, width: int, height: int) -> np.ndarray:
+        """The tray's felt as a boolean mask of a width x height image."""
+        sx, sy = width / self.size[0], height / self.size[1]
+        polygon = np.array([[x * sx, y * sy] for x, y in self.area], np.float32)
+        mask = np.zeros((height, width), np.uint8)
+        cv2.fillPoly(mask, [np.round(polygon).astype(np.int32)], 1)
+        return mask.astype(bool)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "size": list(self.size),
+            "area": [[round(x, 2), round(y, 2)] for x, y in self.area],
+            "felt": {
+                "mean": [round(v, 4) for v in self.felt.mean],
+                "covariance": [[round(v, 5) for v in row] for row in self.felt.covariance],
+                "light": None if self.felt.light is None else np.round(self.felt.light, 4).tolist(),
+            },
+            "die_side": round(self.die_side, 2),
+            "die_measured": self.die_measured,
+            "light": {
+                "mean_lightness": round(self.light.mean_lightness, 2),
+                "exposure": round(self.light.exposure, 4),
+                "saturated_share": round(self.light.saturated_share, 5),
+                "unevenness": round(self.light.unevenness, 4),
+            },
+            "advice": list(self.advice),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, name: str = "calibration") -> Calibration:
+        """The calibration in ``data``; anything missing, malformed or of another version
+        raises BadCalibrationError."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise BadCalibrationError(f"{name}: not a yamscope calibration file")
+        if data.get("version") != VERSION:
+            raise BadCalibrationError(
+                f"{name}: calibration version {data.get('version')!r}, this yamscope reads "
+                f"version {VERSION}: calibrate again"
+            )
+        try:
+            felt = data["felt"]
+            light = None if felt["light"] is None else np.asarray(felt["light"], np.float32)
+            model = FeltModel(
+                tuple(float(v) for v in felt["mean"]),
+                tuple(tuple(float(v) for v in row) for row in felt["covariance"]),
+                light,
+            )
+            width, height = (int(v) for v in data["size"])
+            area = tuple((float(x), float(y)) for x, y in data["area"])
+            result = cls(
+                (width, height),
+                area,
+                model,
+                float(data["die_side"]),
+                bool(data["die_measured"]),
+                Light(**{k: float(v) for k, v in data["light"].items()}),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise BadCalibrationError(f"{name}: incomplete calibration ({exc!r})") from None
+        checks = (
+            len(model.mean) == 3,
+            np.shape(model.covariance) == (3, 3),
+            light is None or (light.ndim == 2 and (light > 0).all()),
+            width > 0 and height > 0 and len(area) >= 3 and result.die_side > 0,
+        )
+        if not all(checks):
+            raise BadCalibrationError(f"{name}: calibration values out of range")
+        return result
+
+
+def save(calibration: Calibration, path: str | Path) -> None:
+    """Write the calibration as JSON (the folder is made if needed)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
+
+
+def load(path: str | Path) -> Calibration:
+    """Read a calibration file; any problem raises BadCalibrationError naming the file."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadCalibrationError(f"{path}: no such calibration file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadCalibrationError(f"{path}: unreadable calibration ({exc})") from None
+    return Calibration.from_json(data, str(path))
+
+
+def mode_colour(lab: np.ndarray, where: np.ndarray) -> np.ndarray:
+    """The centre of the most populated coarse Lab bin among the pixels ``where`` is true
+    (every other row and column of them: a mode needs no more)."""
+    pixels = lab[::2, ::2][where[::2, ::2]]
+    if not len(pixels):
+        pixels = lab[where]
+    keys = np.clip(np.floor(pixels / MODE_BIN).astype(np.int32) + np.array([0, 32, 32]), 0, 63)
+    flat = (keys[:, 0] * 64 + keys[:, 1]) * 64 + keys[:, 2]
+    best = int(np.bincount(flat, minlength=64**3).argmax())
+    index = np.array([best // 4096, (best // 64) % 64 - 32, best % 64 - 32], np.float32)
+    return (index + 0.5) * MODE_BIN
+
+
+def felt_region(lab: np.ndarray, threshold: float) -> tuple[np.ndarray, FeltModel]:
+    """The felt: the pixels like the most common colour of the middle of the view (judged
+    over small patches, so that grain does not break it up and a wall a shade off its
+    colour does not join it), the connected region of them that covers the middle, holes
+    (dust, dice) filled."""
+    height, width = lab.shape[:2]
+    middle = np.zeros((height, width), bool)
+    middle[height // 4 : 3 * height // 4, width // 4 : 3 * width // 4] = True
+    near = np.linalg.norm(lab - mode_colour(lab, middle), axis=2) < 12
+    model = FeltModel.fit(lab, near & middle)
+    ridges = edge_lines(lab)
+    for _ in range(2):  # the second fit sees the felt's whole light map
+        distance = cv2.blur(model.distance(lab), (5, 5))
+        like = ((distance < threshold) & ~ridges).astype(np.uint8)
+        count, labels = cv2.connectedComponents(like, connectivity=4)
+        if count < 2:
+            raise BadCalibrationError("no felt found in the middle of the view")
+        inside = np.bincount(labels[middle], minlength=count)
+        inside[0] = 0
+        region = fill_holes(labels == int(inside.argmax()))
+        model = FeltModel.fit(lab, region & (distance < threshold))
+    return region, model
+
+
+def edge_lines(lab: np.ndarray) -> np.ndarray:
+    """Sharp edges (gradient over four times the median, the felt's grain), thickened by a
+    pixel: the foot of the tray wall, which may be the felt's colour in a dark tray."""
+    gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
+    magnitude = np.sqrt((gx * gx + gy * gy).sum(axis=2))
+    strong = (magnitude > 4 * float(np.median(magnitude))).astype(np.uint8)
+    return cv2.dilate(strong, np.ones((3, 3), np.uint8)).astype(bool)
+
+
+def fill_holes(mask: np.ndarray) -> np.ndarray:
+    """The largest blob of ``mask``, its holes filled."""
+    contours, _ = cv2.findContours(
+        mask.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+    )
+    filled = np.zeros(mask.shape, np.uint8)
+    cv2.drawContours(filled, [max(contours, key=cv2.contourArea)], -1, 1, -1)
+    return filled.astype(bool)
+
+
+def outline(region: np.ndarray) -> np.ndarray:
+    """The felt's outline as a polygon of its corners (not its convex hull: where the felt
+    leaks into a wall of its colour, a hull would take in the whole wall)."""
+    contours, _ = cv2.findContours(
+        region.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+    )
+    contour = max(contours, key=cv2.contourArea)
+    return cv2.approxPolyDP(contour, 0.005 * cv2.arcLength(contour, True), True).reshape(-1, 2)
+
+
+def measure_light(
+    image: np.ndarray, small: np.ndarray, lab: np.ndarray, region: np.ndarray, felt: np.ndarray
+) -> Light:
+    """The numbers the light advice rests on: clipped pixels counted over the tray's
+    ``region`` on the full ``image`` (a small glint vanishes when shrunk), the rest on the
+    ``felt`` pixels of the shrunk copy."""
+    full_region = cv2.resize(
+        region.astype(np.uint8), image.shape[1::-1], interpolation=cv2.INTER_NEAREST
+    ).astype(bool)
+    clipped = (image >= 250).all(axis=2)
+    smooth = cv2.GaussianBlur(lab[..., 0], (0, 0), max(2.0, lab.shape[1] / 40))
+    inner = cv2.erode(felt.astype(np.uint8), np.ones((9, 9), np.uint8)).astype(bool)
+    levels = smooth[inner if inner.any() else felt] + 16
+    low, high = np.percentile(levels, [5, 95])
+    return Light(
+        mean_lightness=float(lab[..., 0][felt].mean()),
+        exposure=float(small.max(axis=2)[felt].mean() / 255),
+        saturated_share=float(clipped[full_region].mean()),
+        unevenness=float(high / max(low, 1.0) - 1),
+    )
+
+
+def calibrate(image: np.ndarray, threshold: float = 3.0) -> Calibration:
+    """Calibrate on a BGR photo of the empty tray (a die or two in it give the die size).
+
+    ``threshold``: standard deviations from the felt colour, averaged over a small patch,
+    that still count as felt."""
+    from vision.segment import segment  # segment reads calibrations: imported late
+
+    height, width = image.shape[:2]
+    scale = min(1.0, WORK_LONG_SIDE / max(height, width))
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    lab = to_lab(small)
+    region, felt = felt_region(lab, threshold)
+    felt_pixels = region & (felt.distance(lab) < 2 * threshold)
+    polygon = outline(region) / scale
+    short = min(cv2.minAreaRect(polygon.astype(np.float32))[1])
+    guess = Calibration(
+        (width, height),
+        tuple((float(x), float(y)) for x, y in polygon),
+        felt,
+        short * DIE_SHARE,
+        False,
+        measure_light(image, small, lab, region, region & felt_pixels),
+    )
+    found = segment(image, guess)
+    if not [b for b in found.blobs if not (b.cocked or b.occluded)]:
+        return guess  # no whole die lies flat in the photo: the size stays a guess
+    return Calibration(guess.size, guess.area, felt, found.die_side, True, guess.light)

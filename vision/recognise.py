@@ -1,0 +1,171 @@
+"""A frame in, a :class:`~vision.reading.Reading` out: find the dice, read each one, and
+flag what should not be trusted.
+
+Why flags: a die that is cocked, cut off, or read with low confidence (or whose pips the
+classical count sees differently from the model) is kept in the reading with a flag, so the
+page can ask the player, instead of being dropped or silently guessed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.colour import look
+from vision.faces import DEFAULT_MODEL, FaceReader, Guess
+from vision.felt import FeltModel
+from vision.images import check_frame
+from vision.pips import count_pips
+from vision.reading import Flag, Kind, ReadDie, Reading, reading_order
+from vision.segment import Blob, segment
+
+UNSURE_BELOW = 0.6  # a die whose least sure needed attribute is below this is flagged
+D10_FILL = 0.88  # a d10 fills less of its rotated rectangle than this (a d6: ~0.97)
+FACES = {"d6": 6, "d10": 10}
+KINDS: tuple[Kind, ...] = ("d6", "d10")
+COCKED_LABELS = ("yes", True, 1)  # a model's "cocked" head saying so
+
+
+@lru_cache(maxsize=2)
+def default_reader(model: Path = DEFAULT_MODEL) -> FaceReader:
+    """The shipped model, loaded once per process."""
+    return FaceReader(model)
+
+
+def classical_kind(mask: np.ndarray) -> tuple[Kind, float]:
+    """d6 or d10 from the outline: a d6 seen from above is a square that fills its rotated
+    rectangle; a d10's kite-shaped face and slanted sides make a pentagon or hexagon that
+    leaves the rectangle's corners empty. Both signs are needed to say d10."""
+    points = cv2.findNonZero(mask.astype(np.uint8))
+    if points is None:
+        return "d6", 0.5
+    (_, _), (w, h), _ = cv2.minAreaRect(points)
+    fill = float(mask.sum()) / max(w * h, 1.0)
+    hull = cv2.convexHull(points)
+    corners = len(cv2.approxPolyDP(hull, 0.04 * cv2.arcLength(hull, True), True))
+    trust = 0.5 + 0.5 * min(1.0, abs(fill - D10_FILL) / 0.06)
+    if fill >= D10_FILL:
+        return "d6", trust
+    if corners >= 5:
+        return "d10", trust
+    return "d6", 0.5  # empty corners but four of them: the signs disagree
+
+
+@dataclass(frozen=True)
+class Terms:
+    """What a reading is held to: the attributes the game needs (``needed``), the kinds of
+    dice in play, and the highest value the model's value head can say."""
+
+    needed: tuple[str, ...]
+    kinds: tuple[Kind, ...]
+    top_value: int
+
+
+def read_die(
+    crop: np.ndarray,
+    mask: np.ndarray,
+    pixels: np.ndarray,
+    blob: Blob,
+    felt: FeltModel,
+    guesses: dict[str, Guess],
+    terms: Terms,
+) -> ReadDie:
+    """One die from its box's pixels (BGR), its mask there, and its Lab ``pixels`` (for
+    colour and finish, from the shrunk frame): the model's heads where it has them,
+    classical estimates elsewhere. Flagged ``unsure`` when the least sure of the needed
+    attributes is below ``UNSURE_BELOW``, the value is one the kind cannot show or the kind
+    has values the model cannot say (a d10 before the model reads d10), or the pip count
+    disagrees with the model."""
+    scores: dict[str, float] = {}
+    if len(terms.kinds) == 1:
+        kind: Kind = terms.kinds[0]
+        scores["kind"] = 1.0
+    elif "kind" in guesses:
+        kind, scores["kind"] = guesses["kind"].label, guesses["kind"].probability
+    else:
+        kind, scores["kind"] = classical_kind(mask)
+    value, scores["value"] = int(guesses["value"].label), guesses["value"].probability
+    seen = None
+    if not ("colour" in guesses and "finish" in guesses):
+        seen = look(pixels, felt)
+    colour, scores["colour"] = (
+        (guesses["colour"].label, guesses["colour"].probability)
+        if "colour" in guesses
+        else (seen.colour, seen.colour_confidence)
+    )
+    finish, scores["finish"] = (
+        (guesses["finish"].label, guesses["finish"].probability)
+        if "finish" in guesses
+        else (seen.finish, seen.finish_confidence)
+    )
+    cocked = blob.cocked or ("cocked" in guesses and guesses["cocked"].label in COCKED_LABELS)
+    flags: list[Flag] = [f for f, on in (("cocked", cocked), ("occluded", blob.occluded)) if on]
+    unreadable = value > FACES[kind] or terms.top_value < FACES[kind]
+    disagree = False
+    if kind == "d6":
+        pips = count_pips(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), mask)
+        disagree = pips is not None and pips != value
+    confidence = min(scores[k] for k in terms.needed)
+    if unreadable or disagree or confidence < UNSURE_BELOW:
+        flags.append("unsure")
+    return ReadDie(kind, value, colour, finish, confidence, blob.box, tuple(flags), scores)
+
+
+def recognise(
+    frame: np.ndarray,
+    calibration: Calibration | None = None,
+    reader: FaceReader | None = None,
+    coloured: bool = False,
+    kinds: tuple[Kind, ...] = KINDS,
+) -> Reading:
+    """Every die in a BGR (or grey) frame, in reading order, each with its flags.
+
+    ``coloured``: the game scores colour and finish (Yams impossible), so a die is only as
+    sure as its least sure of kind, value, colour and finish; otherwise kind and value.
+    ``kinds``: the kinds of dice in play; a game of one kind (ten d10, five d6) tells the
+    kind of every die, which no model or outline then needs to guess."""
+    began = time.perf_counter()
+    frame = check_frame(frame)
+    reader = reader or default_reader()
+    found = segment(frame, calibration)
+    boxes = [b.box for b in found.blobs]
+    guesses = reader.read(frame, boxes)
+    needed = ("kind", "value", "colour", "finish") if coloured else ("kind", "value")
+    terms = Terms(needed, kinds, max(reader.classes("value")))
+    dice = []
+    for i, (blob, heads) in enumerate(zip(found.blobs, guesses, strict=True)):
+        x0, y0, x1, y1 = blob.box
+        mask = found.labels[y0:y1, x0:x1] == i + 1
+        crop = frame[y0:y1, x0:x1]
+        pixels = found.work_pixels(i)
+        dice.append(read_die(crop, mask, pixels, blob, found.felt, heads, terms))
+    ordered = tuple(dice[i] for i in reading_order(boxes))
+    height, width = frame.shape[:2]
+    return Reading(ordered, (time.perf_counter() - began) * 1000, (width, height))
+
+
+class Recogniser:
+    """The appliance's reader: the model loaded once, the table's calibration, whether the
+    game scores colours and which kinds of dice it uses; call it with each still frame."""
+
+    def __init__(
+        self,
+        calibration: Calibration | None = None,
+        model: str | Path = DEFAULT_MODEL,
+        coloured: bool = False,
+        kinds: tuple[Kind, ...] = KINDS,
+        threads: int = 1,
+    ) -> None:
+        self.reader = FaceReader(model, threads=threads)
+        self.calibration = calibration
+        self.coloured = coloured
+        self.kinds = kinds
+
+    def __call__(self, frame: np.ndarray) -> Reading:
+        return recognise(frame, self.calibration, self.reader, self.coloured, self.kinds)
