@@ -28,6 +28,7 @@ from scoring.computer import IMPOSSIBLE_SET
 from scoring.entries import RulesError
 from scoring.game import Game
 from vision.errors import VisionError
+from vision.faces import crop_square
 from vision.overlay import draw
 from vision.reading import Reading
 from vision.recognise import Recogniser
@@ -36,7 +37,9 @@ from vision.settle import SettleDetector
 log = logging.getLogger(__name__)
 
 LIVE_WATCHED_S = 5.0  # a live picture is encoded while someone asked for one this recently
-CROP_MARGIN = 0.25
+# Crops kept for corrections: cut by the model's own rule (vision.faces), in colour and
+# larger than any model input so far, so that a later model can still learn from them.
+CROP_PX = 96
 
 
 class TrayWatcher:
@@ -164,7 +167,8 @@ class TrayWatcher:
             self._overlay = reading
             self._reading_ms = round(reading.ms, 1)
         snapshot = _jpeg(frame.main, 85) if self.snapshots else None
-        crops = [_png(_crop(frame.main, d.box)) for d in reading.dice]
+        scale = self.recogniser.reader.card.crop_scale
+        crops = [_png(crop_square(frame.main, d.box, CROP_PX, scale)) for d in reading.dice]
         try:
             self.session.camera_throw(reading, snapshot=snapshot, crops=crops)
         except RulesError as exc:
@@ -208,14 +212,6 @@ class TrayWatcher:
         if key != self._published:
             self._published = key
             self.session.set_tray_status(status)
-
-
-def _crop(image: np.ndarray, box: Sequence[int]) -> np.ndarray:
-    """The die and a margin around it, clipped to the frame."""
-    x0, y0, x1, y1 = box
-    pad = int(max(x1 - x0, y1 - y0) * CROP_MARGIN)
-    h, w = image.shape[:2]
-    return image[max(0, y0 - pad) : min(h, y1 + pad), max(0, x0 - pad) : min(w, x1 + pad)]
 
 
 def _fit(image: np.ndarray, width: int) -> np.ndarray:

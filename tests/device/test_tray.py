@@ -18,6 +18,7 @@ from device.camera.simulated_source import SimulatedSource
 from device.store import Store
 from device.table import TableSession
 from device.tray import TrayWatcher
+from vision.faces import FaceReader
 from vision.reading import ReadDie, Reading
 
 
@@ -30,6 +31,7 @@ class TruthReader:
         self.coloured = False
         self.drop = 0
         self.frames: list[np.ndarray] = []
+        self.reader = FaceReader()  # the crops for corrections are cut by the model's rule
 
     def __call__(self, frame: np.ndarray) -> Reading:
         self.frames.append(frame)
