@@ -250,10 +250,28 @@ def _value_loss(option: dict[str, Any]) -> dict[str, float]:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    """The scoring engine, then the live appliance and the vision stages (``--only`` one).
+    The appliance runs before the vision bench so that the peak memory it reports is the
+    appliance's, not the bench's frames'."""
     from scoring.benchmark import bench_scoring
 
-    for line in bench_scoring(n=args.n, seed=args.seed):
-        print(line)
+    if args.only in (None, "scoring"):
+        for line in bench_scoring(n=args.n, seed=args.seed):
+            print(line, flush=True)
+    if args.only in (None, "appliance"):
+        from device.bench import appliance_lines, run_appliance
+
+        if args.only is None:
+            print()
+        for line in appliance_lines(run_appliance(throws=args.throws)):
+            print(line, flush=True)
+    if args.only in (None, "vision"):
+        from device.bench import vision_lines
+
+        if args.only is None:
+            print()
+        for line in vision_lines(args.repeats):
+            print(line, flush=True)
     return 0
 
 
@@ -342,29 +360,48 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """Train the die-face CNN on Rune55 (needs the `train` extra: torch)."""
+    """Train the die-face CNN on synthetic crops and Rune55, or fine-tune it on corrected
+    crops (needs the `train` extra: torch)."""
     try:
-        from models.train import TrainConfig, train_rune55
+        from models.train import TrainConfig, finetune_corrections, train_dieface
     except ImportError as exc:
         raise UsageError(f"training needs torch: pip install -e '.[train]' ({exc})") from None
     cfg = TrainConfig(epochs=args.epochs, seed=args.seed, threads=args.threads)
-    summary = train_rune55(
-        Path(args.out),
-        Path(args.data) if args.data else None,
-        cfg,
-        resume=args.resume,
-        progress=not args.quiet,
-    )
+    if args.lr is not None:
+        cfg.lr = args.lr
+    if args.synthetic is not None:
+        cfg.synthetic = args.synthetic
+    if args.epoch_crops is not None:
+        cfg.epoch_crops = args.epoch_crops
+    common = {"resume": args.resume, "progress": not args.quiet, "workers": args.workers}
+    if args.from_corrections:
+        if not args.weights:
+            raise UsageError("--from-corrections needs --weights: the checkpoint to start from")
+        if args.lr is None:
+            cfg.lr = 3e-4  # a nudge, not a retraining
+        if args.synthetic is None:
+            cfg.synthetic = 300
+        try:
+            summary = finetune_corrections(
+                Path(args.from_corrections), Path(args.weights), Path(args.out), cfg, **common
+            )
+        except (OSError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+    else:
+        data = Path(args.data) if args.data else None
+        weights = Path(args.weights) if args.weights else None
+        summary = train_dieface(Path(args.out), data, cfg, weights=weights, **common)
     best = summary["best"]
     print(
-        f"best epoch {best['epoch']}: valid accuracy {best['valid_accuracy']:.4f}; "
+        f"best epoch {best['epoch']}: valid score {best['score']:.4f}; "
         f"{summary['train_seconds']:.0f} s of training; weights in {Path(args.out) / 'best.pt'}"
     )
     return 0
 
 
 def cmd_evaluate_crops(args: argparse.Namespace) -> int:
-    """Score the shipped ONNX model on Rune55 crops: accuracy, confusion, latency."""
+    """Score the shipped ONNX model on Rune55 crops (value) or held-out synthetic crops (every
+    head): accuracy, confusion, latency."""
     from models.evaluate import evaluate_crops
 
     return evaluate_crops(
@@ -373,7 +410,29 @@ def cmd_evaluate_crops(args: argparse.Namespace) -> int:
         data=Path(args.data) if args.data else None,
         png=Path(args.png) if args.png else None,
         as_json=args.json,
+        synthetic=args.synthetic,
     )
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """Score recognise on a folder of labelled photos (YOLO or synthetic)."""
+    from models.datasets import DatasetError
+    from models.evaluate_scenes import evaluate_dataset
+    from vision.errors import VisionError
+
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit must be at least 1")
+    try:
+        return evaluate_dataset(
+            args.dataset,
+            out=Path(args.out) if args.out else None,
+            as_json=args.json,
+            limit=args.limit,
+            calibrated=not args.no_calibration,
+            kind=args.kind,
+        )
+    except (DatasetError, VisionError) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -519,9 +578,19 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("dice", nargs="+", help="the dice, e.g. 7r 10wf 3rt")
     score.set_defaults(func=cmd_score)
 
-    bench = sub.add_parser("bench", help="time the scoring engine")
+    bench = sub.add_parser(
+        "bench",
+        help="time the scoring engine, the vision stages and the appliance",
+        description="Scoring every box of random throws; reading one still frame stage by "
+        "stage (a 1280x960 ten-d10 synthetic throw, a Rune55 photo) and settle detection; "
+        "the live appliance on the simulated tray: settled frame to the page, idle CPU, peak "
+        "memory. Pin a core for numbers like the Pi's: taskset -c 0 yamscope bench.",
+    )
     bench.add_argument("--n", type=int, default=2000, help="throws to time")
     bench.add_argument("--seed", type=int, default=1)
+    bench.add_argument("--only", choices=("scoring", "vision", "appliance"), help="one section")
+    bench.add_argument("--repeats", type=int, default=30, help="vision: runs of each stage")
+    bench.add_argument("--throws", type=int, default=5, help="appliance: throws to time")
     bench.set_defaults(func=cmd_bench)
 
     sim = sub.add_parser(
@@ -614,9 +683,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     trn = sub.add_parser(
         "train",
-        help="train the die-face classifier on Rune55 (needs torch)",
-        description="Train the die-face CNN on the Rune55 train split, pick the epoch by the "
-        "valid split; a checkpoint per epoch in OUT, best weights in OUT/best.pt.",
+        help="train the die-face classifier on synthetic crops and Rune55 (needs torch)",
+        description="Train the die-face CNN on synthetic crops (cached in data/) and the Rune55 "
+        "train split, pick the epoch by Rune55 valid and synthetic valid; or, with "
+        "--from-corrections, fine-tune a checkpoint on crops corrected on the appliance. "
+        "A checkpoint per epoch in OUT, best weights in OUT/best.pt.",
     )
     trn.add_argument("--out", required=True, metavar="DIR", help="checkpoints go here")
     trn.add_argument("--epochs", type=int, default=12)
@@ -624,21 +695,76 @@ def build_parser() -> argparse.ArgumentParser:
     trn.add_argument("--data", metavar="DIR", help="the rune55-d6 folder (default ../shared)")
     trn.add_argument("--seed", type=int, default=0)
     trn.add_argument("--threads", type=int, default=2, help="torch CPU threads")
+    trn.add_argument(
+        "--synthetic",
+        type=int,
+        metavar="SCENES",
+        help="synthetic training scenes, about 7 dice each (default 6000; 300 to fine-tune)",
+    )
+    trn.add_argument(
+        "--epoch-crops",
+        type=int,
+        metavar="N",
+        help="crops drawn at random for each epoch (default: all; shorter epochs, more checks)",
+    )
+    trn.add_argument("--workers", type=int, default=2, help="processes rendering scenes")
+    trn.add_argument("--lr", type=float, help="peak learning rate (3e-3; 3e-4 to fine-tune)")
+    trn.add_argument(
+        "--from-corrections",
+        metavar="DIR",
+        help="fine-tune on DIR/labels.jsonl and its PNG crops (see models/corrections.py)",
+    )
+    trn.add_argument(
+        "--weights", metavar="PT", help="start from this checkpoint (1.x ones too; best.pt)"
+    )
     trn.add_argument("--quiet", action="store_true", help="no progress bar")
     trn.set_defaults(func=cmd_train)
 
     evc = sub.add_parser(
         "evaluate-crops",
-        help="score the shipped die-face model on Rune55 crops",
-        description="Accuracy (all, and on photos whose source is not in train), confusion "
-        "matrix and latency of the ONNX die-face model on a Rune55 split.",
+        help="score the shipped die-face model on Rune55 or held-out synthetic crops",
+        description="Value accuracy (all, and on photos whose source is not in train), "
+        "confusion matrix and latency of the ONNX die-face model on a Rune55 split; with "
+        "--synthetic, the accuracy and confusion of every head on held-out synthetic crops.",
     )
     evc.add_argument("--split", default="test", choices=("train", "valid", "test"))
     evc.add_argument("--model", metavar="ONNX", help="default: models/dieface.onnx")
     evc.add_argument("--data", metavar="DIR", help="the rune55-d6 folder (default ../shared)")
     evc.add_argument("--png", metavar="PNG", help="also draw the confusion matrix into this PNG")
     evc.add_argument("--json", action="store_true", help="JSON for tools")
+    evc.add_argument(
+        "--synthetic",
+        type=int,
+        nargs="?",
+        const=600,
+        metavar="SCENES",
+        help="score every head on held-out synthetic scenes instead (default 600 scenes)",
+    )
     evc.set_defaults(func=cmd_evaluate_crops)
+
+    evs = sub.add_parser(
+        "evaluate",
+        help="score the whole reading pipeline on a folder of labelled photos",
+        description="Read every photo of DATASET as the appliance does (one thread) and match "
+        "the dice read to the labelled ones (IoU >= 0.5): detection precision and recall, "
+        "accuracy of each attribute, photos read entirely right, flags, cocked dice, latency. "
+        "DATASET: a YOLO folder (images/ + labels/*.txt, e.g. rune55-d6/test) or a synthetic "
+        "one (yamscope render). Confusion matrices go to --out as PNG.",
+    )
+    evs.add_argument("dataset", metavar="DATASET")
+    evs.add_argument("--json", action="store_true", help="JSON for tools")
+    evs.add_argument("--out", metavar="DIR", help="default: data/evaluate/<dataset name>/")
+    evs.add_argument("--limit", type=int, metavar="N", help="only the first N photos")
+    evs.add_argument(
+        "--no-calibration",
+        action="store_true",
+        help="synthetic sets: read without calibrating on each empty tray",
+    )
+    evs.add_argument(
+        "--kind", choices=("d6", "d10"), help="every die is of this kind (default: the dataset's)"
+    )
+    evs.set_defaults(func=cmd_evaluate)
+
     rnd = sub.add_parser(
         "render",
         help="draw synthetic tray photos with exact labels",

@@ -109,9 +109,7 @@ class CameraSource:
         return self.kind
 
 
-SOURCE_FORMS = (
-    '"auto", "simulated", "picamera2", "opencv:<index>", "replay:<path>" or "none"'
-)
+SOURCE_FORMS = '"auto", "simulated", "picamera2", "opencv:<index>", "replay:<path>" or "none"'
 
 
 def parse_camera_source(spec: str, base: Path | None = None) -> CameraSource:

@@ -1,8 +1,11 @@
-"""Score the shipped ONNX die-face model on Rune55 crops, through onnxruntime as the Pi runs it.
+"""Score the shipped ONNX die-face model through onnxruntime, as the Pi runs it: on Rune55 crops
+(the value head on real d6) and on held-out synthetic crops (every head).
 
-Besides accuracy on the whole split it reports accuracy on the crops whose source photo never
+Rune55 accuracy is reported on the whole split and on the crops whose source photo never
 appears in train: Rune55 repeats augmented copies of a photo across its splits, and only this
-subset says how the model does on photos it has not seen. No torch here: this runs where the
+subset says how the model does on photos it has not seen. Synthetic crops come from scenes of
+a seed training never uses. The value is read as the runtime reads it: the best value within
+the range of the kind the model sees (1..6 for a d6). No torch here: this runs where the
 appliance runs.
 """
 
@@ -18,9 +21,11 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
-from models import photos, spec
+from models import photos, spec, synth_crops
+from models.synth_crops import CropSet
 
 MODEL_PATH = Path(__file__).resolve().parent / "dieface.onnx"
+SYNTHETIC_SCENES = 600  # held-out scenes scored by default (about 4,000 crops)
 
 
 def session(path: Path = MODEL_PATH, threads: int = 1) -> ort.InferenceSession:
@@ -32,48 +37,66 @@ def session(path: Path = MODEL_PATH, threads: int = 1) -> ort.InferenceSession:
 
 
 def to_input(images: np.ndarray) -> np.ndarray:
-    """uint8 crops (N, S, S) → the float32 (N, 1, S, S) tensor the card describes."""
-    x = images.astype(np.float32)[:, None] / 255.0
-    return (x - spec.MEAN) / spec.STD
+    """uint8 crops (N, S, S) grey or (N, S, S, 3) BGR → the float32 (N, 3, S, S) tensor the
+    card describes; grey is repeated into the three channels (COLOR_GRAY2BGR)."""
+    x = images.astype(np.float32) / 255.0
+    x = np.repeat(x[:, None], 3, axis=1) if x.ndim == 3 else x.transpose(0, 3, 1, 2)
+    return np.ascontiguousarray((x - spec.MEAN) / spec.STD)
 
 
-def logits(sess: ort.InferenceSession, images: np.ndarray, batch: int = 256) -> np.ndarray:
-    """Logits (N, 6) for uint8 crops, in batches to bound memory."""
-    parts = [
-        sess.run(None, {spec.INPUT_NAME: to_input(images[i : i + batch])})[0]
-        for i in range(0, len(images), batch)
-    ]
-    return np.concatenate(parts) if parts else np.zeros((0, len(spec.CLASSES)), np.float32)
+def outputs(sess: ort.InferenceSession, images: np.ndarray, batch: int = 256) -> dict:
+    """Each head's logits (N, classes) for uint8 crops, in batches to bound memory."""
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in spec.HEADS}
+    for i in range(0, len(images), batch):
+        got = sess.run(list(spec.HEADS), {spec.INPUT_NAME: to_input(images[i : i + batch])})
+        for name, logits in zip(spec.HEADS, got, strict=True):
+            parts[name].append(logits)
+    return {
+        name: np.concatenate(p) if p else np.zeros((0, len(spec.HEADS[name])), np.float32)
+        for name, p in parts.items()
+    }
 
 
-def confusion(truth: np.ndarray, predicted: np.ndarray, n: int = 6) -> np.ndarray:
+def predictions(logits: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Each head's class index; the value only among the faces of the predicted kind."""
+    result = {name: z.argmax(1) for name, z in logits.items()}
+    faces = np.where(result["kind"] == spec.KINDS.index("d6"), 6, 10)
+    allowed = np.arange(len(spec.VALUES))[None, :] < faces[:, None]
+    result["value"] = np.where(allowed, logits["value"], -np.inf).argmax(1)
+    return result
+
+
+def confusion(truth: np.ndarray, predicted: np.ndarray, n: int) -> np.ndarray:
     """Counts, rows = true class, columns = predicted class."""
     matrix = np.zeros((n, n), dtype=np.int64)
     np.add.at(matrix, (truth, predicted), 1)
     return matrix
 
 
-def format_confusion(matrix: np.ndarray, names: tuple[Any, ...] = spec.CLASSES) -> str:
-    """A text table: one row per true face, one column per predicted face."""
-    width = max(5, len(str(matrix.max())) + 1)
-    lines = ["true\\pred" + "".join(f"{n:>{width}}" for n in names)]
-    for name, row in zip(names, matrix, strict=True):
-        lines.append(f"{name!s:>9}" + "".join(f"{v:>{width}}" for v in row))
+def format_confusion(matrix: np.ndarray, names: tuple[Any, ...]) -> str:
+    """A text table: one row per true class, one column per predicted class (``names`` names
+    the columns; rows take the first names, as a d6 split's six rows of ten values do)."""
+    width = max(6, len(str(matrix.max())) + 1, *(len(str(n)) + 1 for n in names))
+    first = max(9, *(len(str(n)) for n in names))
+    corner = "true\\pred"
+    lines = [f"{corner:<{first}}" + "".join(f"{n!s:>{width}}" for n in names)]
+    for name, row in zip(names, matrix, strict=False):
+        lines.append(f"{name!s:>{first}}" + "".join(f"{v:>{width}}" for v in row))
     return "\n".join(lines)
 
 
-def draw_confusion(matrix: np.ndarray, path: Path, title: str) -> None:
+def draw_confusion(matrix: np.ndarray, path: Path, title: str, names: tuple[Any, ...]) -> None:
     """The confusion matrix as a PNG (row-normalised shading, counts written in each cell)."""
-    n, cell, top, left = len(matrix), 60, 50, 50
-    image = np.full((top + n * cell + 10, left + n * cell + 10, 3), 255, np.uint8)
+    n, cell, top, left = len(matrix), 60, 50, 90
+    image = np.full((top + n * cell + 10, max(left + n * cell + 10, 420), 3), 255, np.uint8)
     rows = matrix / np.maximum(matrix.sum(1, keepdims=True), 1)
     font = cv2.FONT_HERSHEY_SIMPLEX
     cv2.putText(image, title, (5, 20), font, 0.5, (0, 0, 0), 1, cv2.LINE_AA)
     for i in range(n):
         y = top + i * cell
-        cv2.putText(image, str(spec.CLASSES[i]), (20, y + 35), font, 0.6, (0, 0, 0), 1)
+        cv2.putText(image, str(names[i])[:8], (5, y + 35), font, 0.5, (0, 0, 0), 1)
         x = left + i * cell
-        cv2.putText(image, str(spec.CLASSES[i]), (x + 25, top - 8), font, 0.6, (0, 0, 0), 1)
+        cv2.putText(image, str(names[i])[:5], (x + 5, top - 8), font, 0.45, (0, 0, 0), 1)
         for j in range(n):
             x = left + j * cell
             shade = int(255 - 200 * rows[i, j])
@@ -109,18 +132,56 @@ def latency_ms(sess: ort.InferenceSession, images: np.ndarray, repeats: int = 50
 
 
 def split_metrics(model: Path, crops: photos.Crops, train: photos.Crops) -> dict[str, Any]:
-    """Accuracy on a split and on its crops whose source is not in train, with the counts."""
-    predicted = logits(session(model), crops.images).argmax(1)
-    right = predicted == crops.labels
+    """Value accuracy on a Rune55 split and on its crops whose source is not in train, the
+    share read as a d6, and the value confusion (rows: faces 1..6)."""
+    predicted = predictions(outputs(session(model), crops.images))
+    right = predicted["value"] == crops.labels
     unseen = photos.unseen_mask(crops, train)
+    n = max(6, int(predicted["value"].max(initial=0)) + 1)
     return {
         "crops": len(crops),
         "accuracy": round(float(right.mean()), 4),
+        "kind_d6": round(float((predicted["kind"] == 0).mean()), 4),
         "unseen_sources_crops": int(unseen.sum()),
         "unseen_sources_photos": len(set(crops.sources[unseen].tolist())),
         "unseen_sources_accuracy": round(float(right[unseen].mean()), 4) if unseen.any() else None,
-        "confusion": confusion(crops.labels, predicted).tolist(),
+        "confusion": confusion(crops.labels, predicted["value"], n)[:6].tolist(),
     }
+
+
+def synthetic_metrics(model: Path, crops: CropSet) -> dict[str, Any]:
+    """Accuracy and confusion of every head on synthetic crops, and the value accuracy of d6
+    and d10 apart."""
+    predicted = predictions(outputs(session(model), crops.images))
+    result: dict[str, Any] = {"crops": len(crops)}
+    for name, classes in spec.HEADS.items():
+        truth = crops.labels[name]
+        result[name] = {
+            "accuracy": round(float((predicted[name] == truth).mean()), 4),
+            "confusion": confusion(truth, predicted[name], len(classes)).tolist(),
+        }
+    for index, kind in enumerate(spec.KINDS):
+        mine = crops.labels["kind"] == index
+        hits = predicted["value"][mine] == crops.labels["value"][mine]
+        result["value"][f"accuracy_{kind}"] = round(float(hits.mean()), 4) if mine.any() else None
+    return result
+
+
+def held_out(scenes: int = SYNTHETIC_SCENES, progress: bool = True) -> CropSet:
+    """Crops of the held-out synthetic scenes (the test seed), rendered once and cached."""
+    return synth_crops.load_synthetic(synth_crops.TEST_SEED, scenes, progress=progress)
+
+
+def _print_rune55(result: dict[str, Any], split: str) -> None:
+    unseen = result["unseen_sources_accuracy"]
+    print(f"rune55 {split}: {result['crops']} crops, value accuracy {result['accuracy']:.4f}")
+    print(
+        f"  on photos whose source is not in train: {result['unseen_sources_crops']} crops "
+        f"from {result['unseen_sources_photos']} sources, accuracy "
+        + (f"{unseen:.4f}" if unseen is not None else "n/a")
+    )
+    matrix = np.asarray(result["confusion"])
+    print(format_confusion(matrix, spec.VALUES[: matrix.shape[1]]))
 
 
 def evaluate_crops(
@@ -129,34 +190,63 @@ def evaluate_crops(
     data: Path | None = None,
     png: Path | None = None,
     as_json: bool = False,
+    synthetic: int | None = None,
 ) -> int:
-    """Print accuracy (all, and unseen sources), the confusion matrix and 10-crop latency."""
+    """Print accuracy, confusion and 10-crop latency: of the value on a Rune55 split (all, and
+    unseen sources), or with ``synthetic`` scenes, of every head on held-out synthetic crops.
+    ``png`` draws the confusion (one PNG per head for synthetic, ``NAME-head.png``)."""
     model = model or MODEL_PATH
-    splits = photos.load_splits(data)
-    crops = splits[split]
-    result = split_metrics(model, crops, splits["train"])
+    if synthetic is not None:
+        crops = held_out(synthetic, progress=not as_json)
+        result = synthetic_metrics(model, crops) | {"scenes": synthetic}
+    else:
+        splits = photos.load_splits(data)
+        crops = splits[split]
+        result = split_metrics(model, crops, splits["train"]) | {"split": split}
     result["latency_one_thread"] = latency_ms(session(model, threads=1), crops.images[:10])
-    result |= {"split": split, "model": str(model)}
-    matrix = np.asarray(result["confusion"])
+    result["model"] = str(model)
     if png is not None:
-        title = f"rune55 {split}: accuracy {result['accuracy']:.4f} ({len(crops)} crops)"
-        draw_confusion(matrix, png, title)
+        _draw(result, png, synthetic is not None)
     if as_json:
         print(json.dumps(result))
         return 0
-    unseen = result["unseen_sources_accuracy"]
-    print(f"rune55 {split}: {len(crops)} crops, accuracy {result['accuracy']:.4f}")
-    print(
-        f"  on photos whose source is not in train: {result['unseen_sources_crops']} crops "
-        f"from {result['unseen_sources_photos']} sources, accuracy "
-        + (f"{unseen:.4f}" if unseen is not None else "n/a")
-    )
-    print(format_confusion(matrix))
+    if synthetic is not None:
+        print(
+            f"synthetic held-out (seed {synth_crops.TEST_SEED}): {synthetic} scenes, "
+            f"{len(crops)} crops"
+        )
+        for name, classes in spec.HEADS.items():
+            head = result[name]
+            extra = "".join(
+                f", {k.removeprefix('accuracy_')} {v:.4f}"
+                for k, v in head.items()
+                if k.startswith("accuracy_") and v is not None
+            )
+            print(f"{name}: accuracy {head['accuracy']:.4f}{extra}")
+            print(format_confusion(np.asarray(head["confusion"]), classes))
+    else:
+        _print_rune55(result, split)
     lat = result["latency_one_thread"]
     print(
         f"latency, {lat['crops']} crops, one thread: {lat['batched_ms']:.2f} ms in one batch, "
         f"{lat['one_by_one_ms']:.2f} ms one by one (pin a core with taskset -c 0)"
     )
     if png is not None:
-        print(f"confusion matrix drawn in {png}")
+        print(f"confusion drawn in {png.parent / (png.stem + '*' + png.suffix)}")
     return 0
+
+
+def _draw(result: dict[str, Any], png: Path, synthetic: bool) -> None:
+    """The confusion PNG(s) of a result."""
+    if not synthetic:
+        matrix = np.asarray(result["confusion"])
+        square = np.zeros((matrix.shape[1],) * 2, np.int64)
+        square[:6] = matrix
+        title = f"rune55 {result['split']}: accuracy {result['accuracy']:.4f} ({result['crops']})"
+        draw_confusion(square, png, title, spec.VALUES[: len(square)])
+        return
+    for name, classes in spec.HEADS.items():
+        head = result[name]
+        title = f"synthetic {name}: accuracy {head['accuracy']:.4f} ({result['crops']})"
+        path = png.with_name(f"{png.stem}-{name}{png.suffix}")
+        draw_confusion(np.asarray(head["confusion"]), path, title, classes)

@@ -1,10 +1,12 @@
 """Export trained weights to ``models/dieface.onnx`` and write its card ``models/dieface.json``.
 
 The appliance runs the model through onnxruntime, never torch, so the export is only trusted
-once both give the same logits on the same inputs (:func:`max_logit_difference`). The card
-holds everything a runtime needs to feed the model (crop, size, normalisation, classes) and
-what a reader needs to trust it (training data with its credit, metrics with the commands that
-reproduce them).
+once both give the same logits on the same inputs (:func:`max_logit_difference`). An int8
+copy (onnxruntime static quantisation, calibrated on real and synthetic crops) is measured
+too and shipped only if it reads as well (every metric within 0.2 %) and runs faster. The card
+holds everything a runtime needs to feed the model (crop, size, channels, normalisation, one
+entry per head) and what a reader needs to trust it (training data with its credit, metrics
+per set with the command that reproduces each).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import shutil
+import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
@@ -19,9 +23,11 @@ from typing import Any
 import numpy as np
 import onnxruntime as ort
 import torch
+from onnxruntime import quantization
 
-from models import photos, spec
-from models.net import DieFaceNet, count_parameters, normalise
+from models import evaluate, photos, spec, synth_crops
+from models.net import count_parameters, normalise, to_bgr
+from models.train import load_model
 
 MODELS_DIR = Path(__file__).resolve().parent
 ONNX_PATH = MODELS_DIR / "dieface.onnx"
@@ -30,24 +36,19 @@ RUNE55_CREDIT = (
     "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), "
     "CC BY 4.0, via github.com/N3VERS4YDIE/dice-recognition"
 )
-
-
-def load_weights(path: Path) -> DieFaceNet:
-    """A DieFaceNet in eval mode from ``best.pt`` or an epoch checkpoint."""
-    state = torch.load(path, map_location="cpu", weights_only=False)
-    model = DieFaceNet()
-    model.load_state_dict(state["model"])
-    return model.eval()
+TOLERANCE = 0.002  # int8 ships only if no accuracy drops by more than this
 
 
 def export_onnx(model: torch.nn.Module, path: Path, opset: int = spec.OPSET) -> None:
-    """Write the model as ONNX with a free batch size (the runtime sends all dice at once).
+    """Write the model as ONNX, one output per head named after its attribute, with a free
+    batch size (the runtime sends all dice at once).
 
     The TorchScript exporter is used: it needs only the ``onnx`` package, not onnxscript, and
-    gives a plain, small graph for a CNN this simple.
+    gives a plain, small graph (batch norms folded into the convs) for a CNN this simple.
     """
     model.eval()
-    dummy = torch.zeros(1, 1, spec.INPUT_SIZE, spec.INPUT_SIZE)
+    dummy = torch.zeros(1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE)
+    names = list(spec.HEADS)
     path.parent.mkdir(parents=True, exist_ok=True)
     with warnings.catch_warnings():  # the legacy exporter warns on every call; it is chosen
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -58,64 +59,151 @@ def export_onnx(model: torch.nn.Module, path: Path, opset: int = spec.OPSET) -> 
             dynamo=False,
             opset_version=opset,
             input_names=[spec.INPUT_NAME],
-            output_names=[spec.OUTPUT_NAME],
-            dynamic_axes={spec.INPUT_NAME: {0: "batch"}, spec.OUTPUT_NAME: {0: "batch"}},
+            output_names=names,
+            dynamic_axes={name: {0: "batch"} for name in [spec.INPUT_NAME, *names]},
         )
 
 
-def onnx_session(path: Path, threads: int = 1) -> ort.InferenceSession:
-    """A CPU session with a fixed thread count (the Pi's cores are shared with the camera)."""
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-
 def max_logit_difference(model: torch.nn.Module, path: Path, inputs: torch.Tensor) -> float:
-    """Largest absolute difference between torch's and onnxruntime's logits on ``inputs``."""
+    """Largest absolute difference between torch's and onnxruntime's logits on ``inputs``,
+    over every head."""
     model.eval()
     with torch.no_grad():
-        expected = model(inputs).numpy()
-    got = onnx_session(path).run(None, {spec.INPUT_NAME: inputs.numpy()})[0]
-    return float(np.abs(expected - got).max())
+        expected = [t.numpy() for t in model(inputs)]
+    got = evaluate.session(path).run(list(spec.HEADS), {spec.INPUT_NAME: inputs.numpy()})
+    return max(float(np.abs(a - b).max()) for a, b in zip(expected, got, strict=True))
 
 
-def augmentation(config: dict[str, Any]) -> str:
-    """The augmentation of a run, in words, from the config its summary stores."""
-    contrast = config["contrast"]
-    return (
-        f"rotation any angle, mirror, scale ±{config['max_scale']:.0%}, "
-        f"shift ±{config['max_shift']:.0%}, contrast {1 / contrast:.2f}-{contrast:.2f}, "
-        f"brightness ±{config['brightness']}, noise up to {config['max_noise']}"
-    )
+class _Calibration(quantization.CalibrationDataReader):
+    """Batches of normalised crops for onnxruntime's static quantisation."""
+
+    def __init__(self, images: np.ndarray, batch: int = 64) -> None:
+        self.batches = iter(
+            evaluate.to_input(images[i : i + batch]) for i in range(0, len(images), batch)
+        )
+
+    def get_next(self) -> dict[str, np.ndarray] | None:
+        x = next(self.batches, None)
+        return None if x is None else {spec.INPUT_NAME: x}
+
+
+def quantise(source: Path, target: Path, calibration: np.ndarray) -> None:
+    """An int8 copy of ``source`` (QDQ, per-channel weights), calibrated on ``calibration``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        prepared = Path(tmp) / "prepared.onnx"
+        quantization.quant_pre_process(str(source), str(prepared))
+        quantization.quantize_static(
+            str(prepared),
+            str(target),
+            _Calibration(calibration),
+            quant_format=quantization.QuantFormat.QDQ,
+            per_channel=True,
+            activation_type=quantization.QuantType.QUInt8,
+            weight_type=quantization.QuantType.QInt8,
+        )
+
+
+def measure(path: Path, splits: dict[str, photos.Crops], synthetic: synth_crops.CropSet) -> dict:
+    """Every metric of the card, measured on the ONNX file through onnxruntime."""
+    result: dict[str, Any] = {
+        f"rune55_{name}": evaluate.split_metrics(path, splits[name], splits["train"])
+        for name in ("valid", "test")
+    }
+    result["synthetic_test"] = evaluate.synthetic_metrics(path, synthetic)
+    sess = evaluate.session(path, threads=1)
+    result["latency_10_crops_one_thread"] = evaluate.latency_ms(sess, splits["test"].images[:10])
+    return result
+
+
+def _accuracies(metrics: dict[str, Any]) -> list[float]:
+    """The accuracies the int8 copy must keep: Rune55 value and every synthetic head."""
+    synthetic = [metrics["synthetic_test"][name]["accuracy"] for name in spec.HEADS]
+    return [metrics["rune55_valid"]["accuracy"], metrics["rune55_test"]["accuracy"], *synthetic]
+
+
+def int8_verdict(float_metrics: dict[str, Any], int8_metrics: dict[str, Any]) -> dict[str, Any]:
+    """Whether the int8 copy ships: no accuracy lower by more than TOLERANCE, and faster."""
+    pairs = zip(_accuracies(float_metrics), _accuracies(int8_metrics), strict=True)
+    drops = [a - b for a, b in pairs]
+    key = "latency_10_crops_one_thread"
+    fast, slow = int8_metrics[key]["batched_ms"], float_metrics[key]["batched_ms"]
+    return {
+        "largest_accuracy_drop": round(max(drops), 4),
+        "batched_ms_int8": fast,
+        "batched_ms_float32": slow,
+        "shipped": bool(max(drops) <= TOLERANCE and fast < slow),
+    }
+
+
+def _summary_training(weights: Path) -> dict[str, Any]:
+    """What the card says about the run, from the summary.json beside the weights."""
+    summary_path = weights.parent / "summary.json"
+    if not summary_path.exists():
+        return {}
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    cfg = summary["config"]
+    return {
+        "initialised_from": summary.get("weights") or "random weights",
+        "best_epoch": summary["best"]["epoch"],
+        "best_score": round(summary["best"]["score"], 4),
+        "epochs": cfg["epochs"],
+        "crops_per_epoch": cfg["epoch_crops"] or summary.get("train_crops"),
+        "peak_learning_rate": cfg["lr"],
+        "train_crops": summary.get("train_crops"),
+        "synthetic_scenes": cfg["synthetic"],
+        "train_seconds": round(summary["train_seconds"]),
+        "machine": "2 shared CPU cores, torch CPU, 2 threads",
+        "augmentation": (
+            f"rotation any angle, scale ±{cfg['max_scale']:.0%}, stretch ±{cfg['max_stretch']:.0%}"
+            f", shift ±{cfg['max_shift']:.0%}, mirror (d6 only), contrast up to x{cfg['contrast']}"
+            f", brightness ±{cfg['brightness']}, noise up to {cfg['max_noise']}, channel tint "
+            f"±{cfg['tint']:.0%}, grey {cfg['grey']:.0%}, channel swap {cfg['swap']:.0%} (colour "
+            f"unlabelled when grey or swapped), low resolution {cfg['blur']:.0%}"
+        ),
+        "losses": (
+            "one cross-entropy per head (label smoothing "
+            f"{cfg['label_smoothing']}), each over the crops that carry its label, summed; the "
+            "value head is plain cross-entropy over all ten values for d6 and d10 alike"
+        ),
+    }
 
 
 def card(
-    model: torch.nn.Module,
-    onnx_path: Path,
+    path: Path,
+    parameters: int,
     agreement: dict[str, float],
     metrics: dict[str, Any],
     training: dict[str, Any],
+    leakage: dict[str, Any],
 ) -> dict[str, Any]:
     """The model card as a dict (written next to the .onnx as JSON)."""
+    int8 = metrics.get("int8", {}).get("shipped", False)
     return {
         "name": "dieface",
         "version": spec.VERSION,
-        "task": "top face value of one d6 (pips) from a grey crop centred on the die",
-        "file": onnx_path.name,
-        "size_bytes": onnx_path.stat().st_size,
-        "parameters": count_parameters(model),
+        "task": (
+            "kind (d6/d10), top face value, colour, finish and whether cocked, of one die "
+            "from a BGR crop centred on it"
+        ),
+        "file": path.name,
+        "size_bytes": path.stat().st_size,
+        "parameters": parameters,
+        "weights": "int8 (static QDQ quantisation)" if int8 else "float32",
         "input": {
             "name": spec.INPUT_NAME,
-            "shape": ["batch", 1, spec.INPUT_SIZE, spec.INPUT_SIZE],
+            "shape": ["batch", spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE],
             "dtype": "float32",
-            "colour": "grey (OpenCV IMREAD_GRAYSCALE / COLOR_BGR2GRAY)",
+            "colour": (
+                "BGR channel order (as OpenCV reads the camera); a grey crop is repeated into "
+                "the three channels (COLOR_GRAY2BGR)"
+            ),
             "crop": (
                 f"square centred on the die's box, side = longer box side x "
-                f"{1 + 2 * photos.MARGIN:.2f}, edge pixels repeated past the image border, "
+                f"{synth_crops.CROP_SCALE:.2f}, edge pixels repeated past the image border, "
                 f"resized to {spec.INPUT_SIZE}x{spec.INPUT_SIZE} (INTER_AREA when shrinking); "
-                "see models/photos.py crop_die"
+                "see models/synth_crops.py crop_box (= vision/faces.py crop_square)"
             ),
+            "crop_scale": synth_crops.CROP_SCALE,
             "normalisation": {
                 "formula": "(pixel / 255 - mean) / std",
                 "scale": 1 / 255,
@@ -123,27 +211,41 @@ def card(
                 "std": spec.STD,
             },
         },
-        "output": {
-            "name": spec.OUTPUT_NAME,
-            "shape": ["batch", len(spec.CLASSES)],
-            "meaning": "logits; softmax gives the confidence",
-        },
-        "classes": {"d6": list(spec.CLASSES)},
         # What the runtime reads (vision/faces.py): one entry per output, the attribute it
-        # tells and its classes in output order.
+        # tells and its classes in output order. Softmax per head gives the confidence.
         "heads": [
-            {"output": spec.OUTPUT_NAME, "attribute": "value", "classes": list(spec.CLASSES)}
+            {"output": name, "attribute": name, "classes": list(classes)}
+            for name, classes in spec.HEADS.items()
         ],
+        "value_range": (
+            "the value head has ten logits (values 1..10) for every die; read it only among "
+            "the faces of the die's kind (1..6 for a d6, 1..10 for a d10). Training used plain "
+            "cross-entropy over all ten, so a d6 rarely puts weight on 7..10 anyway"
+        ),
         "training_data": [
             {
                 "name": "Rune55 v3 (d6 with pips, 5,909 photos, YOLO boxes)",
                 "credit": RUNE55_CREDIT,
                 "licence": "CC BY 4.0",
-                "used": "train split for weights, valid split to pick the epoch; test held out",
-                "leakage": training.get("leakage"),
-            }
+                "used": (
+                    "train split for weights (kind and value heads), valid split to pick the "
+                    "epoch; test held out"
+                ),
+                "leakage": leakage,
+            },
+            {
+                "name": "synthetic tray photos (models/synth), d6 and d10, all heads",
+                "licence": "generated by this project",
+                "used": (
+                    f"scenes of seed {synth_crops.TRAIN_SEED} for weights, seed "
+                    f"{synth_crops.VALID_SEED} to pick the epoch, seed "
+                    f"{synth_crops.TEST_SEED} held out; boxes jittered (scale "
+                    f"±{synth_crops.BOX_SCALE:.0%}, shift ±{synth_crops.BOX_SHIFT:.0%}) before "
+                    "the runtime's crop; see models/synth_crops.py"
+                ),
+            },
         ],
-        "training": {k: v for k, v in training.items() if k != "leakage"},
+        "training": training,
         "metrics": metrics,
         "export": {
             "opset": spec.OPSET,
@@ -155,13 +257,34 @@ def card(
     }
 
 
+def _commands(train_command: list[str], weights: Path, scenes: int) -> dict[str, Any]:
+    """The command behind each metric of the card."""
+    rune55 = "yamscope evaluate-crops --split {} --png data/confusion/rune55-{}.png"
+    return {
+        "train": train_command,
+        "export": f"python -m models.export --weights {weights}",
+        "rune55_valid": rune55.format("valid", "valid"),
+        "rune55_test": rune55.format("test", "test"),
+        "synthetic_test": (
+            f"yamscope evaluate-crops --synthetic {scenes} --png data/confusion/synthetic.png"
+        ),
+        "latency_10_crops_one_thread": "taskset -c 0 yamscope evaluate-crops --split test",
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m models.export --weights RUN/best.pt``: write the .onnx, check it, write the
-    card with metrics measured on the exported file."""
+    """``python -m models.export --weights RUN/best.pt``: write the .onnx, check it against
+    torch, try int8, write the card with metrics measured on the shipped file."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--weights", required=True, type=Path, help="best.pt from yamscope train")
     parser.add_argument("--out", type=Path, default=ONNX_PATH)
     parser.add_argument("--data", type=Path, default=None, help="the rune55-d6 folder")
+    parser.add_argument(
+        "--synthetic",
+        type=int,
+        default=evaluate.SYNTHETIC_SCENES,
+        help="held-out synthetic scenes to score",
+    )
     parser.add_argument(
         "--train-command",
         action="append",
@@ -169,45 +292,59 @@ def main(argv: list[str] | None = None) -> int:
         help="how the weights were trained, for the card (repeat for a resumed run)",
     )
     args = parser.parse_args(argv)
-    args.train_command = args.train_command or [
-        "yamscope train --out data/runs/dieface --epochs 14"
-    ]
-    from models.evaluate import split_metrics  # onnxruntime only; kept apart from torch
-
+    args.train_command = args.train_command or ["yamscope train --out data/runs/dieface2"]
     torch.manual_seed(0)
-    model = load_weights(args.weights)
-    export_onnx(model, args.out)
+    model = load_model(args.weights)
     splits = photos.load_splits(args.data)
-    random_input = torch.randn(16, 1, spec.INPUT_SIZE, spec.INPUT_SIZE)
-    agreement = {
-        "random_16": max_logit_difference(model, args.out, random_input),
-        "test_crops": max_logit_difference(model, args.out, normalise(splits["test"].images)),
-    }
-    if max(agreement.values()) > 1e-3:
-        raise SystemExit(f"torch and onnxruntime disagree: {agreement}")
-    metrics = {
-        name: split_metrics(args.out, splits[name], splits["train"]) for name in ("valid", "test")
-    }
-    metrics["reproduce"] = [
-        *args.train_command,
-        "python -m models.export --weights data/runs/dieface/best.pt",
-        "yamscope evaluate-crops --split test",
-        "yamscope evaluate-crops --split valid",
-    ]
-    summary_path = args.weights.parent / "summary.json"
-    training: dict[str, Any] = {"leakage": photos.leakage(splits)}
-    if summary_path.exists():
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
-        training |= {
-            "best_epoch": summary["best"]["epoch"],
-            "epochs": summary["config"]["epochs"],
-            "train_seconds": round(summary["train_seconds"]),
-            "machine": "2 shared CPU cores, torch CPU, 2 threads",
-            "augmentation": augmentation(summary["config"]),
+    synthetic = evaluate.held_out(args.synthetic)
+    with tempfile.TemporaryDirectory() as tmp:
+        float_path, int8_path = Path(tmp) / "float.onnx", Path(tmp) / "int8.onnx"
+        export_onnx(model, float_path)
+        inputs = {
+            "random_16": torch.randn(16, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE),
+            "rune55_test": normalise(splits["test"].images),
+            "synthetic_test": normalise(synthetic.images),
         }
-    text = json.dumps(card(model, args.out, agreement, metrics, training), indent=2)
+        agreement = {k: max_logit_difference(model, float_path, x) for k, x in inputs.items()}
+        if max(agreement.values()) > 1e-3:
+            raise SystemExit(f"torch and onnxruntime disagree: {agreement}")
+        metrics = measure(float_path, splits, synthetic)
+        calibration = np.concatenate(  # train and valid crops: never the test sets
+            [
+                synth_crops.load_synthetic(synth_crops.VALID_SEED, 100).images,
+                to_bgr(splits["train"].images[::40]),
+            ]
+        )
+        quantise(float_path, int8_path, calibration)
+        int8_metrics = measure(int8_path, splits, synthetic)
+        verdict = int8_verdict(metrics, int8_metrics)
+        if verdict["shipped"]:
+            metrics = int8_metrics
+        metrics["int8"] = verdict | {
+            "size_bytes": int8_path.stat().st_size,
+            "float32_size_bytes": float_path.stat().st_size,
+            "rune55_test_accuracy": int8_metrics["rune55_test"]["accuracy"],
+            "synthetic_test_accuracy": {
+                name: int8_metrics["synthetic_test"][name]["accuracy"] for name in spec.HEADS
+            },
+        }
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(int8_path if verdict["shipped"] else float_path, args.out)
+    metrics["reproduce"] = _commands(args.train_command, args.weights, args.synthetic)
+    text = json.dumps(
+        card(
+            args.out,
+            count_parameters(model),
+            agreement,
+            metrics,
+            _summary_training(args.weights),
+            photos.leakage(splits),
+        ),
+        indent=2,
+    )
     args.out.with_suffix(".json").write_text(text + "\n", encoding="utf-8")
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) and its card; {agreement}")
+    print(f"int8: {metrics['int8']}")
     return 0
 
 

@@ -1,8 +1,12 @@
-"""The die-face classifier: a small CNN from a 64x64 grey crop to the six faces of a d6.
+"""The die-face classifier: a small CNN from a 64x64 BGR crop to one set of logits per head
+(kind, value, colour, finish, cocked; see ``spec.HEADS``).
 
-Small on purpose: it runs on a Raspberry Pi 4 CPU once per die per throw, so six 3x3 convs
-(about 280 k weights, ~1.1 MB as float32) are enough for pips, which are high-contrast blobs.
+Small on purpose: it runs on a Raspberry Pi 4 CPU once per die per throw. Pips and numerals
+are high-contrast marks a few pixels wide, so six 3x3 convs are enough (about 33 M
+multiply-adds a crop: wider ones broke the 10 ms budget for ten crops on one core); all heads
+share them (one pass per die) and each head is a single linear layer on the pooled features.
 Global average pooling at the end makes it indifferent to where the face sits in the crop.
+The layers are those of 1.x, so a 1.x checkpoint can seed it (models/train.py load_model).
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from models.spec import MEAN, STD
+from models.spec import CHANNELS, HEADS, MEAN, STD
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
@@ -24,17 +28,18 @@ def _conv(cin: int, cout: int, stride: int = 1) -> list[nn.Module]:
 
 
 class DieFaceNet(nn.Module):
-    """(N, 1, 64, 64) standardised crops → (N, 6) logits for faces 1..6.
+    """(N, 3, 64, 64) standardised BGR crops → a tuple of logits, one per head in
+    ``spec.HEADS`` order.
 
-    A strided first conv brings 64x64 to 32x32 at once: pips are several pixels wide, and the
+    A strided first conv brings 64x64 to 32x32 at once: marks are several pixels wide, and
     full-resolution layers would cost most of the compute (training runs on two CPU cores).
     """
 
-    def __init__(self, widths: tuple[int, int, int, int] = (16, 32, 64, 128), classes: int = 6):
+    def __init__(self, widths: tuple[int, int, int, int] = (16, 32, 64, 128)):
         super().__init__()
         a, b, c, d = widths
         self.features = nn.Sequential(
-            *_conv(1, a, stride=2),  # 32x32
+            *_conv(CHANNELS, a, stride=2),  # 32x32
             *_conv(a, b),
             nn.MaxPool2d(2),  # 16x16
             *_conv(b, c),
@@ -44,19 +49,24 @@ class DieFaceNet(nn.Module):
             *_conv(d, d),
             nn.MaxPool2d(2),  # 4x4
         )
-        self.head = nn.Sequential(nn.Dropout(0.2), nn.Linear(d, classes))
+        self.dropout = nn.Dropout(0.2)
+        self.heads = nn.ModuleDict({name: nn.Linear(d, len(c)) for name, c in HEADS.items()})
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = self.features(x)
-        return self.head(x.mean(dim=(2, 3)))
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        pooled = self.dropout(self.features(x).mean(dim=(2, 3)))
+        return tuple(head(pooled) for head in self.heads.values())
+
+
+def to_bgr(images: np.ndarray) -> np.ndarray:
+    """uint8 crops (N, S, S) grey or (N, S, S, 3) BGR → (N, S, S, 3): grey is repeated into
+    the three channels, as OpenCV's COLOR_GRAY2BGR does (Rune55's photos are grey)."""
+    return np.repeat(images[..., None], 3, axis=-1) if images.ndim == 3 else images
 
 
 def normalise(images: np.ndarray | torch.Tensor) -> torch.Tensor:
-    """uint8 crops (N, H, W) → float (N, 1, H, W) standardised as the model expects."""
-    x = torch.as_tensor(images, dtype=torch.float32)
-    if x.ndim == 3:
-        x = x.unsqueeze(1)
-    return (x / 255.0 - MEAN) / STD
+    """uint8 crops (N, S, S) grey or (N, S, S, 3) BGR → float (N, 3, S, S) standardised."""
+    x = torch.as_tensor(to_bgr(np.asarray(images)), dtype=torch.float32)
+    return (x.permute(0, 3, 1, 2) / 255.0 - MEAN) / STD
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -4,12 +4,25 @@ read these (and the model card) and must not need the training stack."""
 from __future__ import annotations
 
 INPUT_SIZE = 64
-CLASSES = (1, 2, 3, 4, 5, 6)  # output index i is face CLASSES[i] of a d6
+CHANNELS = 3  # BGR, as OpenCV reads the camera; grey crops are repeated into all three
+KINDS = ("d6", "d10")
+VALUES = tuple(range(1, 11))  # output i of the value head is the value i + 1 (a d6 uses 1..6)
+COLOURS = ("red", "white")
+FINISHES = ("frosted", "transparent")
+COCKED = ("no", "yes")
+# One ONNX output per head, named after the attribute it reads, in this order; the values
+# are the classes of its logits in order.
+HEADS: dict[str, tuple] = {
+    "kind": KINDS,
+    "value": VALUES,
+    "colour": COLOURS,
+    "finish": FINISHES,
+    "cocked": COCKED,
+}
 # Pixels are scaled to [0, 1] and then standardised with these: fixed numbers (not dataset
 # statistics) so the runtime can apply them without knowing the training data.
 MEAN = 0.5
 STD = 0.25
 OPSET = 17
-VERSION = "1.1.0"
+VERSION = "2.0.0"
 INPUT_NAME = "crops"
-OUTPUT_NAME = "logits"

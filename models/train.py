@@ -1,10 +1,14 @@
-"""Train the die-face CNN on Rune55's train split; pick the epoch on its valid split.
+"""Train the die-face CNN on synthetic crops (all heads) and Rune55's real d6 (kind, value).
 
+Every crop carries a label per head, or -1 where its source cannot say (Rune55 photos are
+grey d6 of unknown finish): each head's loss is the mean over the crops that have its label.
 Dice lie at any angle and the camera sees them at varying size, offset and light, so every
-batch is augmented on the fly (rotation by any angle, mirror, small scale and shift,
-brightness and contrast) with one vectorised ``grid_sample`` — cheap on a two-core machine.
-Each epoch writes a checkpoint (model, optimiser, schedule, history) so a stopped run resumes
-where it stopped, and ``best.pt`` keeps the weights of the epoch with the best valid accuracy.
+batch is augmented on the fly with one vectorised ``grid_sample`` (rotation by any angle,
+scale, stretch, shift; a mirror only for d6, whose pips read the same mirrored, never for a
+d10's numerals) and colour changes (grey, channel swaps, tints) that keep the value head
+from leaning on colour; a crop made grey or swapped loses its colour label for that step.
+Each epoch writes a checkpoint (model, optimiser, schedule, history) so a stopped run
+resumes where it stopped, and ``best.pt`` keeps the weights of the epoch with the best score.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ import math
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +29,14 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm import tqdm
 
-from models.net import DieFaceNet, normalise
+from models import spec, synth_crops
+from models.net import DieFaceNet, normalise, to_bgr
 from models.spec import MEAN, STD
+from models.synth_crops import CropSet
+
+UNKNOWN = -1
+# the six orders of the B, G, R channels; index 0 keeps them
+_PERMUTATIONS = torch.tensor([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]])
 
 
 @dataclass
@@ -39,74 +50,144 @@ class TrainConfig:
     label_smoothing: float = 0.05
     seed: int = 0
     threads: int = 2
-    max_scale: float = 0.10  # crops are scaled by 1 ± this
-    max_shift: float = 0.05  # and shifted by up to this fraction of the crop
-    contrast: float = 1.25  # contrast is multiplied by a factor in [1 / this, this]
-    brightness: float = 0.1  # brightness is shifted by up to ± this (pixels in [0, 1])
-    max_noise: float = 0.02  # Gaussian noise with a standard deviation up to this
-    extra: dict[str, Any] = field(default_factory=dict)
+    synthetic: int = 6000  # synthetic training scenes (about 7 dice each)
+    epoch_crops: int = 0  # crops drawn at random for each epoch; 0: all of them
+    max_scale: float = 0.15  # crops are scaled by 1 ± this
+    max_stretch: float = 0.08  # and one axis by 1 ± this more (a die seen at a slant)
+    max_shift: float = 0.06  # and shifted by up to this fraction of the crop
+    contrast: float = 1.3  # contrast is multiplied by a factor in [1 / this, this]
+    brightness: float = 0.12  # brightness is shifted by up to ± this (pixels in [0, 1])
+    max_noise: float = 0.03  # Gaussian noise with a standard deviation up to this
+    tint: float = 0.15  # each channel is multiplied by 1 ± this
+    grey: float = 0.15  # the chance a crop is shown grey (Rune55 is grey anyway)
+    swap: float = 0.15  # the chance its channels are shuffled (a red die turns blue or green)
+    blur: float = 0.2  # the chance a crop is shown at a lower resolution (24..44 px)
 
 
-def augment(images: torch.Tensor, generator: torch.Generator, cfg: TrainConfig) -> torch.Tensor:
-    """Random rotation (any angle), mirror, scale, shift, brightness and contrast.
+def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
+    """Rune55 crops (grey, face index 0..5) as a CropSet: BGR, kind d6, other heads unknown."""
+    unknown = np.full(len(labels), UNKNOWN, np.int64)
+    heads = {name: unknown for name in spec.HEADS}
+    heads |= {"kind": np.zeros(len(labels), np.int64), "value": labels.astype(np.int64)}
+    return CropSet(to_bgr(images), heads)
 
-    ``images``: (N, H, W) uint8 → (N, 1, H, W) float in [0, 1]. Pips of a d6 face are the
-    same value mirrored, so a mirror is a fair augmentation; the border is reflected so the
-    rotated corners look like table rather than black.
+
+def augment(
+    images: torch.Tensor, mirror: torch.Tensor, generator: torch.Generator, cfg: TrainConfig
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Geometry and colour changes of a batch: uint8 (N, H, W, 3) BGR → float (N, 3, H, W) in
+    [0, 1], and a mask of the crops whose colours were changed (grey or channels swapped).
+
+    ``mirror`` says which crops may be mirrored. The border is reflected so rotated corners
+    look like table rather than black.
     """
     n = images.shape[0]
-    x = images.float().unsqueeze(1) / 255.0
+    x = images.permute(0, 3, 1, 2).float() / 255.0  # channels-last in memory: faster convs
 
     def uniform(low: float, high: float) -> torch.Tensor:
         return torch.rand(n, generator=generator) * (high - low) + low
 
+    def chance(p: float) -> torch.Tensor:
+        return torch.rand(n, generator=generator) < p
+
     angle = uniform(0.0, 2 * math.pi)
     scale = uniform(1 - cfg.max_scale, 1 + cfg.max_scale)
-    mirror = torch.where(torch.rand(n, generator=generator) < 0.5, -1.0, 1.0)
+    stretch = uniform(1 - cfg.max_stretch, 1 + cfg.max_stretch)
+    flip = torch.where(mirror & chance(0.5), -1.0, 1.0)
     cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
     theta = torch.zeros(n, 2, 3)
-    theta[:, 0, 0], theta[:, 0, 1] = cos * mirror, -sin
-    theta[:, 1, 0], theta[:, 1, 1] = sin * mirror, cos
+    theta[:, 0, 0], theta[:, 0, 1] = cos * flip * stretch, -sin * stretch
+    theta[:, 1, 0], theta[:, 1, 1] = sin * flip, cos
     theta[:, 0, 2] = uniform(-2 * cfg.max_shift, 2 * cfg.max_shift)  # grid spans [-1, 1]
     theta[:, 1, 2] = uniform(-2 * cfg.max_shift, 2 * cfg.max_shift)
     grid = F.affine_grid(theta, list(x.shape), align_corners=False)
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="reflection", align_corners=False)
+    low = chance(cfg.blur)
+    if low.any():
+        side = int(torch.randint(24, 45, (1,), generator=generator))
+        small = F.interpolate(x[low], size=(side, side), mode="area")
+        x[low] = F.interpolate(small, size=x.shape[2:], mode="bilinear", align_corners=False)
+    swapped = chance(cfg.swap)
+    if swapped.any():
+        order = _PERMUTATIONS[torch.randint(1, 6, (int(swapped.sum()),), generator=generator)]
+        x[swapped] = torch.gather(x[swapped], 1, order[:, :, None, None].expand_as(x[swapped]))
+    gain = uniform(1 - cfg.tint, 1 + cfg.tint).view(n, 1, 1, 1)
+    gain = gain * (1 + (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1) * cfg.tint)
+    x.mul_(gain)
+    grey = chance(cfg.grey)
+    if grey.any():
+        luma = (x[grey] * torch.tensor([0.114, 0.587, 0.299]).view(1, 3, 1, 1)).sum(1, True)
+        x[grey] = luma.expand(-1, 3, -1, -1)
     contrast = uniform(1 / cfg.contrast, cfg.contrast).view(n, 1, 1, 1)
     brightness = uniform(-cfg.brightness, cfg.brightness).view(n, 1, 1, 1)
-    mean = x.mean(dim=(2, 3), keepdim=True)
-    x = (x - mean) * contrast + mean + brightness
-    x = x + torch.randn(x.shape, generator=generator) * uniform(0.0, cfg.max_noise).view(n, 1, 1, 1)
-    return x.clamp(0.0, 1.0)
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean).mul_(contrast).add_(mean + brightness)
+    # sensor noise, the same in the three channels: a third of the random numbers
+    noise = torch.randn((n, 1, *x.shape[2:]), generator=generator)
+    x.add_(noise.mul_(uniform(0.0, cfg.max_noise).view(n, 1, 1, 1)))
+    return x.clamp_(0.0, 1.0), grey | swapped
+
+
+def head_losses(
+    outputs: Sequence[torch.Tensor], labels: dict[str, torch.Tensor], smoothing: float
+) -> dict[str, torch.Tensor]:
+    """Cross-entropy of each head over the crops that carry its label (none: no term).
+
+    The value head is plain cross-entropy over all ten values for d6 and d10 alike, so a d6
+    learns to put no weight on 7..10 and the runtime's restriction to the kind's range is a
+    safeguard, not something the model leans on.
+    """
+    losses = {}
+    for name, logits in zip(spec.HEADS, outputs, strict=True):
+        known = labels[name] != UNKNOWN
+        if known.any():
+            losses[name] = F.cross_entropy(
+                logits[known], labels[name][known], label_smoothing=smoothing
+            )
+    return losses
 
 
 def train_step(
     model: nn.Module,
     optimiser: torch.optim.Optimizer,
     images: torch.Tensor,
-    labels: torch.Tensor,
+    labels: dict[str, torch.Tensor],
     generator: torch.Generator,
     cfg: TrainConfig,
-) -> tuple[float, int]:
-    """One optimiser step on an augmented batch; returns (loss, number right)."""
+) -> float:
+    """One optimiser step on an augmented batch; returns the summed loss of the heads."""
     model.train()
-    x = (augment(images, generator, cfg) - MEAN) / STD  # as normalise() does
-    logits = model(x)
-    loss = F.cross_entropy(logits, labels, label_smoothing=cfg.label_smoothing)
+    x, recoloured = augment(images, labels["kind"] == 0, generator, cfg)
+    labels = labels | {"colour": torch.where(recoloured, UNKNOWN, labels["colour"])}
+    losses = head_losses(model((x - MEAN) / STD), labels, cfg.label_smoothing)
+    loss = torch.stack(list(losses.values())).sum()
     optimiser.zero_grad(set_to_none=True)
     loss.backward()
     optimiser.step()
-    return float(loss.detach()), int((logits.argmax(1) == labels).sum())
+    return float(loss.detach())
 
 
 @torch.no_grad()
-def predict(model: nn.Module, images: np.ndarray, batch_size: int = 512) -> np.ndarray:
-    """Class indices (0..5) for uint8 crops (N, H, W), in eval mode."""
+def predict(model: nn.Module, images: np.ndarray, batch_size: int = 512) -> dict[str, np.ndarray]:
+    """Each head's class index for uint8 crops (N, S, S[, 3]), in eval mode."""
     model.eval()
-    out = [
-        model(normalise(images[i : i + batch_size])).argmax(1).numpy()
-        for i in range(0, len(images), batch_size)
-    ]
-    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in spec.HEADS}
+    for i in range(0, len(images), batch_size):
+        outputs = model(normalise(images[i : i + batch_size]))
+        for name, logits in zip(spec.HEADS, outputs, strict=True):
+            parts[name].append(logits.argmax(1).numpy())
+    return {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in parts.items()}
+
+
+def accuracies(model: nn.Module, crops: CropSet) -> dict[str, float]:
+    """Accuracy of each head over the crops that carry its label (heads without any: left out)."""
+    predicted = predict(model, crops.images)
+    result = {}
+    for name in spec.HEADS:
+        known = crops.labels[name] != UNKNOWN
+        if known.any():
+            result[name] = float((predicted[name][known] == crops.labels[name][known]).mean())
+    return result
 
 
 def _save(obj: dict[str, Any], path: Path) -> None:
@@ -134,32 +215,66 @@ def _schedule(total_steps: int) -> Any:
     return factor
 
 
+def _from_grey(state: dict[str, torch.Tensor], model: DieFaceNet) -> dict[str, torch.Tensor]:
+    """The weights of a 1.x checkpoint (grey input, one head of six values) for this net: the
+    first conv is spread over B, G and R (a grey crop then gives the same features), the six
+    logits become values 1..6 of the value head, and the heads 1.x lacked keep their fresh
+    initialisation."""
+    state = dict(state)
+    first = "features.0.weight"
+    if state[first].shape[1] == 1:
+        state[first] = state[first].repeat(1, spec.CHANNELS, 1, 1) / spec.CHANNELS
+    fresh = model.state_dict()
+    if "head.1.weight" in state:
+        weight, bias = state.pop("head.1.weight"), state.pop("head.1.bias")
+        state["heads.value.weight"] = fresh["heads.value.weight"].clone()
+        state["heads.value.bias"] = fresh["heads.value.bias"].clone()
+        state["heads.value.weight"][: len(bias)] = weight
+        state["heads.value.bias"][: len(bias)] = bias
+    return {k: state.get(k, v) for k, v in fresh.items()}
+
+
+def load_model(path: Path) -> DieFaceNet:
+    """A DieFaceNet with the weights of ``best.pt`` or an epoch checkpoint, in eval mode; a
+    1.x checkpoint (grey, six values) is carried over by :func:`_from_grey`."""
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    model = DieFaceNet()
+    model.load_state_dict(_from_grey(state["model"], model))
+    return model.eval()
+
+
 def fit(
-    train_images: np.ndarray,
-    train_labels: np.ndarray,
-    valid: dict[str, tuple[np.ndarray, np.ndarray]],
+    train: CropSet,
+    valid: dict[str, CropSet],
     out: Path,
     cfg: TrainConfig,
+    pick: Sequence[str] | None = None,
+    weights: Path | None = None,
     resume: bool = False,
     progress: bool = True,
 ) -> dict[str, Any]:
-    """Train, checkpoint each epoch into ``out``, keep the best by ``valid['valid']``.
+    """Train, checkpoint each epoch into ``out``, keep the best epoch in ``best.pt``.
 
-    ``valid`` maps a name to (images, labels); each is scored after every epoch and logged, the
-    one named ``valid`` picks the epoch. Returns the summary also written to ``summary.json``.
+    Every set of ``valid`` is scored per head after each epoch and logged; the epoch's score
+    is the mean over the sets named in ``pick`` (default: all) of their mean head accuracy.
+    ``weights`` starts from a checkpoint's weights instead of random ones (fine-tuning).
+    Returns the summary also written to ``summary.json``.
     """
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     out.mkdir(parents=True, exist_ok=True)
-    model = DieFaceNet()
+    pick = list(pick or valid)
+    model = load_model(weights) if weights is not None else DieFaceNet()
+    model = model.to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    steps_per_epoch = math.ceil(len(train_labels) / cfg.batch_size)
+    per_epoch = min(len(train), cfg.epoch_crops or len(train))
+    steps_per_epoch = math.ceil(per_epoch / cfg.batch_size)
     scheduler = torch.optim.lr_scheduler.LambdaLR(
         optimiser, _schedule(steps_per_epoch * cfg.epochs)
     )
     generator = torch.Generator().manual_seed(cfg.seed)
     history: list[dict[str, Any]] = []
-    start_epoch, best = 0, {"epoch": 0, "valid_accuracy": -1.0}
+    start_epoch, best = 0, {"epoch": 0, "score": -1.0}
     checkpoint = latest_checkpoint(out) if resume else None
     if checkpoint is not None:
         state = torch.load(checkpoint, weights_only=False)
@@ -169,33 +284,33 @@ def fit(
         generator.set_state(state["generator"])
         history, best, start_epoch = state["history"], state["best"], state["epoch"]
         print(f"resuming after epoch {start_epoch} from {checkpoint}", file=sys.stderr)
-    images = torch.as_tensor(train_images)
-    labels = torch.as_tensor(train_labels, dtype=torch.int64)
+    images = torch.as_tensor(train.images)
+    labels = {k: torch.as_tensor(v, dtype=torch.int64) for k, v in train.labels.items()}
     for epoch in range(start_epoch + 1, cfg.epochs + 1):
         began = time.perf_counter()
-        order = torch.randperm(len(labels), generator=generator)
+        order = torch.randperm(len(images), generator=generator)[:per_epoch]
         batches = order.split(cfg.batch_size)
         bar = tqdm(batches, desc=f"epoch {epoch}/{cfg.epochs}", disable=not progress, leave=False)
-        total_loss, right = 0.0, 0
+        total_loss = 0.0
         for index in bar:
-            loss, hits = train_step(model, optimiser, images[index], labels[index], generator, cfg)
+            batch = {k: v[index] for k, v in labels.items()}
+            loss = train_step(model, optimiser, images[index], batch, generator, cfg)
             scheduler.step()
             total_loss += loss * len(index)
-            right += hits
             bar.set_postfix(loss=f"{loss:.3f}")
-        row: dict[str, Any] = {
-            "epoch": epoch,
-            "train_loss": total_loss / len(labels),
-            "train_accuracy_augmented": right / len(labels),
-        }
-        for name, (x, y) in valid.items():
-            row[f"{name}_accuracy"] = float((predict(model, x) == y).mean()) if len(y) else None
+        row: dict[str, Any] = {"epoch": epoch, "train_loss": total_loss / max(1, per_epoch)}
+        for name, crops in valid.items():
+            row[name] = accuracies(model, crops)
+        means = [float(np.mean(list(row[name].values()))) for name in pick if row[name]]
+        row["score"] = float(np.mean(means)) if means else 0.0
         row["seconds"] = time.perf_counter() - began
         history.append(row)
-        shown = ", ".join(f"{k} {v:.4f}" for k, v in row.items() if isinstance(v, float))
-        print(f"epoch {epoch}: {shown}", file=sys.stderr)
-        if row.get("valid_accuracy", 0.0) > best["valid_accuracy"]:
-            best = {"epoch": epoch, "valid_accuracy": row["valid_accuracy"]}
+        shown = "; ".join(
+            f"{name} " + " ".join(f"{h} {a:.4f}" for h, a in row[name].items()) for name in valid
+        )
+        print(f"epoch {epoch}: score {row['score']:.4f}; {shown}", file=sys.stderr)
+        if row["score"] > best["score"]:
+            best = {"epoch": epoch, "score": row["score"]}
             _save({"model": model.state_dict(), "epoch": epoch, "row": row}, out / "best.pt")
         _save(
             {
@@ -214,32 +329,91 @@ def fit(
         "best": best,
         "history": history,
         "train_seconds": sum(r["seconds"] for r in history),
+        "train_crops": len(images),
         "config": cfg.__dict__,
+        "weights": str(weights) if weights is not None else None,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
 
 
-def train_rune55(
+def _synthetic(cfg: TrainConfig, workers: int, progress: bool) -> tuple[CropSet, CropSet]:
+    """Synthetic train crops (``cfg.synthetic`` scenes of the train seed) and valid crops (a
+    fifteenth as many scenes of the valid seed, at most 400)."""
+    train = synth_crops.load_synthetic(
+        synth_crops.TRAIN_SEED, cfg.synthetic, workers=workers, progress=progress
+    )
+    scenes = max(1, min(400, cfg.synthetic // 15))
+    valid = synth_crops.load_synthetic(
+        synth_crops.VALID_SEED, scenes, workers=workers, progress=progress
+    )
+    return train, valid
+
+
+def train_dieface(
     out: Path,
     data: Path | None = None,
     cfg: TrainConfig | None = None,
     resume: bool = False,
     progress: bool = True,
+    workers: int = 2,
+    weights: Path | None = None,
 ) -> dict[str, Any]:
-    """Train on Rune55's train split; score valid (all, and sources unseen in train) per epoch."""
+    """Train on synthetic crops and Rune55's train split, from ``weights`` if given; score
+    Rune55 valid (all, and sources unseen in train) and synthetic valid per epoch, pick the
+    epoch on Rune55 valid and synthetic valid together."""
     from models.photos import load_splits, unseen_mask
 
     cfg = cfg or TrainConfig()
     splits = load_splits(data, splits=("train", "valid"))
-    train, valid = splits["train"], splits["valid"]
-    unseen = valid.subset(unseen_mask(valid, train))
+    rune_train, rune_valid = splits["train"], splits["valid"]
+    unseen = rune_valid.subset(unseen_mask(rune_valid, rune_train))
+    synth_train, synth_valid = _synthetic(cfg, workers, progress)
     return fit(
-        train.images,
-        train.labels,
-        {"valid": (valid.images, valid.labels), "valid_unseen": (unseen.images, unseen.labels)},
+        synth_crops.concat([synth_train, rune55_set(rune_train.images, rune_train.labels)]),
+        {
+            "rune55_valid": rune55_set(rune_valid.images, rune_valid.labels),
+            "rune55_valid_unseen": rune55_set(unseen.images, unseen.labels),
+            "synth_valid": synth_valid,
+        },
         out,
         cfg,
+        pick=("rune55_valid", "synth_valid"),
+        weights=weights,
+        resume=resume,
+        progress=progress,
+    )
+
+
+def finetune_corrections(
+    folder: Path,
+    weights: Path,
+    out: Path,
+    cfg: TrainConfig,
+    resume: bool = False,
+    progress: bool = True,
+    workers: int = 2,
+) -> dict[str, Any]:
+    """Fine-tune ``weights`` on a corrections folder (see models/corrections.py), mixed with
+    ``cfg.synthetic`` scenes of synthetic crops so the model does not forget the rest.
+
+    The corrections are repeated to make about a quarter of each epoch (augmentation makes
+    each repeat different); the epoch is picked on the corrections and synthetic valid crops.
+    """
+    from models.corrections import load_corrections
+
+    corrections = load_corrections(folder)
+    if not len(corrections):
+        raise ValueError(f"{folder}: no corrected crops")
+    synth_train, synth_valid = _synthetic(cfg, workers, progress)
+    repeats = max(1, round(len(synth_train) / (3 * len(corrections))))
+    mixed = synth_crops.concat([synth_train, *[corrections] * repeats])
+    return fit(
+        mixed,
+        {"corrections": corrections, "synth_valid": synth_valid},
+        out,
+        cfg,
+        weights=weights,
         resume=resume,
         progress=progress,
     )

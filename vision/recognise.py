@@ -60,11 +60,22 @@ def classical_kind(mask: np.ndarray) -> tuple[Kind, float]:
 @dataclass(frozen=True)
 class Terms:
     """What a reading is held to: the attributes the game needs (``needed``), the kinds of
-    dice in play, and the highest value the model's value head can say."""
+    dice in play, and the classes of the model's value head."""
 
     needed: tuple[str, ...]
     kinds: tuple[Kind, ...]
-    top_value: int
+    values: tuple[int, ...]
+
+
+def value_of(guess: Guess, kind: Kind, values: tuple[int, ...]) -> tuple[int, float]:
+    """The best value a die of this kind can show and the model's probability for it (not
+    raised by leaving the other values out: weight on an impossible value is doubt): a d6
+    never reads 8. ``values``: the value head's classes in output order."""
+    allowed = [i for i, v in enumerate(values) if v <= FACES[kind]]
+    if not allowed:
+        return int(guess.label), guess.probability
+    best = max(allowed, key=lambda i: guess.probabilities[i])
+    return int(values[best]), guess.probabilities[best]
 
 
 def read_die(
@@ -90,7 +101,7 @@ def read_die(
         kind, scores["kind"] = guesses["kind"].label, guesses["kind"].probability
     else:
         kind, scores["kind"] = classical_kind(mask)
-    value, scores["value"] = int(guesses["value"].label), guesses["value"].probability
+    value, scores["value"] = value_of(guesses["value"], kind, terms.values)
     seen = None
     if not ("colour" in guesses and "finish" in guesses):
         seen = look(pixels, felt)
@@ -106,7 +117,7 @@ def read_die(
     )
     cocked = blob.cocked or ("cocked" in guesses and guesses["cocked"].label in COCKED_LABELS)
     flags: list[Flag] = [f for f, on in (("cocked", cocked), ("occluded", blob.occluded)) if on]
-    unreadable = value > FACES[kind] or terms.top_value < FACES[kind]
+    unreadable = value > FACES[kind] or max(terms.values) < FACES[kind]
     disagree = False
     if kind == "d6":
         pips = count_pips(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), mask)
@@ -137,7 +148,7 @@ def recognise(
     boxes = [b.box for b in found.blobs]
     guesses = reader.read(frame, boxes)
     needed = ("kind", "value", "colour", "finish") if coloured else ("kind", "value")
-    terms = Terms(needed, kinds, max(reader.classes("value")))
+    terms = Terms(needed, kinds, tuple(int(v) for v in reader.classes("value")))
     dice = []
     for i, (blob, heads) in enumerate(zip(found.blobs, guesses, strict=True)):
         x0, y0, x1, y1 = blob.box

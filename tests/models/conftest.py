@@ -1,4 +1,5 @@
-"""Shared fixtures: a tiny synthetic Rune55-like folder (drawn dice, YOLO labels)."""
+"""Shared fixtures: a tiny synthetic Rune55-like folder (drawn dice, YOLO labels), and a
+temporary cache for synthetic crops."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from models import photos
+from models import photos, synth_crops
 
 # pip positions on a unit face, per value
 PIPS = {
@@ -58,3 +59,11 @@ def synthetic_rune55(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     write_photo(root, "test", "s5_jpg.rf.x", [(6, 10, 10, 50)])
     write_photo(root, "test", "t1_jpg.rf.y", [(2, 60, 60, 70), (5, 5, 100, 50)])
     return root
+
+
+@pytest.fixture
+def synth_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Synthetic crop chunks go to a temporary folder, one scene per chunk."""
+    monkeypatch.setattr(synth_crops, "CACHE_DIR", tmp_path / "synth-cache")
+    monkeypatch.setattr(synth_crops, "CHUNK", 1)
+    return tmp_path / "synth-cache"

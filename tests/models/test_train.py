@@ -1,72 +1,159 @@
-"""Training and export with torch: one step learns, checkpoints resume, ONNX agrees with torch.
+"""Training and export with torch: one step learns, checkpoints resume, ONNX agrees with torch,
+a 1.x checkpoint seeds the 2.x net, corrections fine-tune.
 
 These need the `train` extra (torch==2.13.0, onnx). They fail, not skip, without it: CI
-installs `.[dev,train]` so the training code cannot rot unnoticed.
+installs `.[dev,train]` so the training code cannot rot unnoticed. Nothing here trains more
+than a few steps on a few dozen crops.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import cv2
 import numpy as np
+import pytest
 
 try:
     import torch
+    import torch.nn.functional as F
 except ImportError as exc:  # a clear failure, not a skip: CI must install the train extra
     raise ImportError("tests/models/test_train.py needs: pip install -e '.[dev,train]'") from exc
 
 from device.cli import main as cli
+from models import evaluate, export, photos, spec, synth_crops
 from models.export import export_onnx, max_logit_difference
 from models.net import DieFaceNet, count_parameters, normalise
-from models.train import TrainConfig, augment, fit, latest_checkpoint, train_step
+from models.train import (
+    UNKNOWN,
+    TrainConfig,
+    augment,
+    fit,
+    head_losses,
+    latest_checkpoint,
+    load_model,
+    rune55_set,
+    train_step,
+)
 
 
-def test_net_is_small_and_maps_crops_to_six_logits() -> None:
+@pytest.fixture(scope="module")
+def few_synthetic() -> synth_crops.CropSet:
+    """Crops of three synthetic scenes (about twenty dice)."""
+    return synth_crops.concat([synth_crops.scene_crops(11, i) for i in range(3)])
+
+
+def test_net_is_small_and_gives_one_output_per_head() -> None:
     model = DieFaceNet().eval()
     assert count_parameters(model) * 4 < 2_000_000  # under 2 MB of float32 weights
     with torch.no_grad():
-        assert model(normalise(np.zeros((3, 64, 64), np.uint8))).shape == (3, 6)
+        outputs = model(normalise(np.zeros((3, 64, 64, 3), np.uint8)))
+    assert [o.shape for o in outputs] == [(3, len(c)) for c in spec.HEADS.values()]
 
 
-def test_augment_keeps_shape_and_range_and_is_seeded() -> None:
-    images = torch.randint(0, 256, (5, 64, 64), dtype=torch.uint8)
-    a = augment(images, torch.Generator().manual_seed(1), TrainConfig())
-    b = augment(images, torch.Generator().manual_seed(1), TrainConfig())
-    assert a.shape == (5, 1, 64, 64) and float(a.min()) >= 0.0 and float(a.max()) <= 1.0
-    assert torch.equal(a, b)
+def test_grey_crops_are_repeated_into_three_channels() -> None:
+    grey = np.arange(64 * 64, dtype=np.uint8).reshape(1, 64, 64)
+    x = normalise(grey)
+    assert x.shape == (1, 3, 64, 64)
+    assert torch.equal(x[:, 0], x[:, 1]) and torch.equal(x[:, 1], x[:, 2])
+    bgr = cv2.cvtColor(grey[0], cv2.COLOR_GRAY2BGR)[None]
+    assert torch.equal(normalise(bgr), x)
+    assert np.allclose(evaluate.to_input(grey), x.numpy())  # onnxruntime path, same rule
 
 
-def test_one_training_step_lowers_the_loss_on_its_batch() -> None:
+def test_augment_keeps_shape_and_range_is_seeded_and_marks_recoloured_crops() -> None:
+    images = torch.randint(0, 256, (6, 64, 64, 3), dtype=torch.uint8)
+    mirror = torch.tensor([True, False] * 3)
+    a, recoloured = augment(images, mirror, torch.Generator().manual_seed(1), TrainConfig())
+    b, _ = augment(images, mirror, torch.Generator().manual_seed(1), TrainConfig())
+    assert a.shape == (6, 3, 64, 64) and float(a.min()) >= 0.0 and float(a.max()) <= 1.0
+    assert torch.equal(a, b) and recoloured.shape == (6,)
+    grey, marked = augment(
+        images, mirror, torch.Generator().manual_seed(2), TrainConfig(grey=1.0, max_noise=0.0)
+    )
+    assert marked.all()
+    assert torch.allclose(grey[:, 0], grey[:, 1]) and torch.allclose(grey[:, 1], grey[:, 2])
+
+
+def test_each_head_is_trained_only_on_crops_with_its_label() -> None:
+    outputs = tuple(torch.zeros(3, len(c)) for c in spec.HEADS.values())
+    labels = {name: torch.full((3,), UNKNOWN) for name in spec.HEADS}
+    labels["value"] = torch.tensor([0, UNKNOWN, 9])
+    losses = head_losses(outputs, labels, smoothing=0.0)
+    assert set(losses) == {"value"}
+    assert float(losses["value"]) == pytest.approx(np.log(10))  # uniform over ten values
+
+
+def test_one_training_step_on_synthetic_and_real_crops_lowers_the_loss(
+    few_synthetic: synth_crops.CropSet, synthetic_rune55: Path
+) -> None:
     torch.manual_seed(0)
     torch.set_num_threads(1)
+    real = photos.load_splits(synthetic_rune55, cache=False)["train"]
+    crops = synth_crops.concat([few_synthetic, rune55_set(real.images, real.labels)])
     model = DieFaceNet()
-    cfg = TrainConfig(max_scale=0.0, max_shift=0.0)
+    cfg = TrainConfig(max_scale=0.0, max_shift=0.0, blur=0.0)
     optimiser = torch.optim.SGD(model.parameters(), lr=0.05)
-    images = torch.randint(0, 256, (16, 64, 64), dtype=torch.uint8)
-    labels = torch.arange(16) % 6
+    images = torch.as_tensor(crops.images)
+    labels = {k: torch.as_tensor(v) for k, v in crops.labels.items()}
     before = [p.detach().clone() for p in model.parameters()]
     losses = [
-        train_step(model, optimiser, images, labels, torch.Generator().manual_seed(0), cfg)[0]
+        train_step(model, optimiser, images, labels, torch.Generator().manual_seed(0), cfg)
         for _ in range(5)
     ]
     assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
     assert losses[-1] < losses[0]
 
 
+def _random_set(n: int, seed: int = 0) -> synth_crops.CropSet:
+    rng = np.random.default_rng(seed)
+    labels = {name: rng.integers(0, len(c), n) for name, c in spec.HEADS.items()}
+    return synth_crops.CropSet(rng.integers(0, 256, (n, 64, 64, 3), dtype=np.uint8), labels)
+
+
 def test_fit_checkpoints_each_epoch_and_resumes(tmp_path: Path) -> None:
-    rng = np.random.default_rng(0)
-    images = rng.integers(0, 256, (40, 64, 64), dtype=np.uint8)
-    labels = np.arange(40) % 6
-    cfg = TrainConfig(epochs=1, batch_size=16, threads=1)
-    valid = {"valid": (images[:8], labels[:8])}
-    first = fit(images, labels, valid, tmp_path, cfg, progress=False)
+    crops = _random_set(40)
+    cfg = TrainConfig(epochs=1, batch_size=16, threads=1, epoch_crops=32)
+    valid = {"valid": crops.subset(np.arange(8))}
+    first = fit(crops, valid, tmp_path, cfg, progress=False)
     assert [r["epoch"] for r in first["history"]] == [1]
+    assert set(first["history"][0]["valid"]) == set(spec.HEADS)
     assert latest_checkpoint(tmp_path) == tmp_path / "epoch-001.pt"
     cfg.epochs = 2
-    second = fit(images, labels, valid, tmp_path, cfg, resume=True, progress=False)
+    second = fit(crops, valid, tmp_path, cfg, resume=True, progress=False)
     assert [r["epoch"] for r in second["history"]] == [1, 2]  # epoch 1 kept, not redone
     assert second["history"][0] == first["history"][0]
     assert (tmp_path / "best.pt").exists() and (tmp_path / "summary.json").exists()
+
+
+def test_a_grey_one_head_checkpoint_seeds_the_net(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    model = DieFaceNet().eval()
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    # a 1.x checkpoint: one grey input channel, one head "head.1" of six values
+    state["features.0.weight"] = state["features.0.weight"].sum(1, keepdim=True)
+    state["head.1.weight"] = state.pop("heads.value.weight")[:6].clone()
+    state["head.1.bias"] = state.pop("heads.value.bias")[:6].clone()
+    for name in ("kind", "colour", "finish", "cocked"):
+        state.pop(f"heads.{name}.weight"), state.pop(f"heads.{name}.bias")
+    torch.save({"model": state}, tmp_path / "v1.pt")
+    seeded = load_model(tmp_path / "v1.pt")
+    grey = normalise(np.random.default_rng(0).integers(0, 256, (4, 64, 64), dtype=np.uint8))
+    with torch.no_grad():
+        value = seeded(grey)[list(spec.HEADS).index("value")]
+        # a grey crop meets the summed weights as the 1.x net met its one channel
+        one = torch.nn.functional.conv2d(
+            grey[:, :1], state["features.0.weight"], stride=2, padding=1
+        )
+        three = seeded.features[0](grey)
+    assert torch.allclose(one, three, atol=1e-4)
+    assert value.shape == (4, 10)
+    with torch.no_grad():
+        pooled = seeded.features(grey).mean(dim=(2, 3))
+    assert torch.allclose(
+        value[:, :6], F.linear(pooled, state["head.1.weight"], state["head.1.bias"])
+    )
 
 
 def test_export_round_trip_agrees_with_torch(tmp_path: Path) -> None:
@@ -74,14 +161,82 @@ def test_export_round_trip_agrees_with_torch(tmp_path: Path) -> None:
     model = DieFaceNet().eval()
     path = tmp_path / "m.onnx"
     export_onnx(model, path)
-    inputs = torch.randn(8, 1, 64, 64)
+    inputs = torch.randn(8, 3, 64, 64)
     assert max_logit_difference(model, path, inputs) < 1e-4
     assert path.stat().st_size < 5_000_000
+    sess = evaluate.session(path)
+    assert [o.name for o in sess.get_outputs()] == list(spec.HEADS)
+    logits = evaluate.outputs(sess, np.zeros((5, 64, 64), np.uint8))  # grey crops too
+    assert {k: v.shape for k, v in logits.items()} == {
+        k: (5, len(c)) for k, c in spec.HEADS.items()
+    }
 
 
-def test_cli_train_then_resume_on_a_tiny_dataset(synthetic_rune55: Path, tmp_path: Path) -> None:
+def test_values_are_read_within_the_predicted_kind() -> None:
+    logits = {name: np.zeros((2, len(c)), np.float32) for name, c in spec.HEADS.items()}
+    logits["kind"][:] = [[5, 0], [0, 5]]  # a d6, a d10
+    logits["value"][:, 8] = 9.0  # both favour the value 9
+    logits["value"][:, 2] = 1.0
+    assert evaluate.predictions(logits)["value"].tolist() == [2, 8]
+
+
+def test_int8_ships_only_if_as_accurate_and_faster() -> None:
+    def metrics(accuracy: float, ms: float) -> dict:
+        heads = {name: {"accuracy": accuracy} for name in spec.HEADS}
+        return {
+            "rune55_valid": {"accuracy": accuracy},
+            "rune55_test": {"accuracy": accuracy},
+            "synthetic_test": heads,
+            "latency_10_crops_one_thread": {"batched_ms": ms},
+        }
+
+    assert export.int8_verdict(metrics(0.95, 5.0), metrics(0.949, 3.0))["shipped"]
+    assert not export.int8_verdict(metrics(0.95, 5.0), metrics(0.94, 3.0))["shipped"]
+    assert not export.int8_verdict(metrics(0.95, 5.0), metrics(0.95, 6.0))["shipped"]
+
+
+def test_cli_train_then_resume_on_a_tiny_dataset(
+    synthetic_rune55: Path, synth_cache: Path, tmp_path: Path
+) -> None:
     out = tmp_path / "run"
     args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
-    assert cli([*args, "--epochs", "1", "--quiet"]) == 0
-    assert cli([*args, "--epochs", "2", "--quiet", "--resume"]) == 0
+    args += ["--synthetic", "2", "--workers", "1", "--quiet"]
+    assert cli([*args, "--epochs", "1"]) == 0
+    assert cli([*args, "--epochs", "2", "--resume"]) == 0
     assert sorted(p.name for p in out.glob("epoch-*.pt")) == ["epoch-001.pt", "epoch-002.pt"]
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert set(summary["history"][0]) >= {"rune55_valid", "rune55_valid_unseen", "synth_valid"}
+    assert list(synth_cache.iterdir())  # the synthetic crops were cached
+
+
+def test_cli_fine_tunes_from_a_corrections_folder(
+    synth_cache: Path, tmp_path: Path, few_synthetic: synth_crops.CropSet
+) -> None:
+    torch.manual_seed(0)
+    weights = tmp_path / "start.pt"
+    torch.save({"model": DieFaceNet().state_dict()}, weights)
+    folder = tmp_path / "corrections"
+    folder.mkdir()
+    rows = []
+    for i in range(4):
+        cv2.imwrite(str(folder / f"{i}.png"), few_synthetic.images[i])
+        labels = {name: few_synthetic.labels[name][i] for name in spec.HEADS}
+        rows.append(
+            {
+                "file": f"{i}.png",
+                "kind": spec.KINDS[labels["kind"]],
+                "value": int(labels["value"]) + 1,
+                "colour": spec.COLOURS[labels["colour"]],
+                "finish": spec.FINISHES[labels["finish"]],
+            }
+        )
+    (folder / "labels.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    out = tmp_path / "tuned"
+    args = ["train", "--from-corrections", str(folder), "--out", str(out), "--epochs", "1"]
+    args += ["--synthetic", "2", "--workers", "1", "--threads", "1", "--quiet"]
+    assert cli([*args, "--weights", str(weights)]) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["weights"] == str(weights) and summary["config"]["lr"] == 3e-4
+    assert set(summary["history"][0]) >= {"corrections", "synth_valid"}
+    assert load_model(out / "best.pt") is not None
+    assert cli(args) == 2  # fine-tuning needs the weights it starts from

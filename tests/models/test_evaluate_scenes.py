@@ -1,0 +1,197 @@
+"""Scoring the whole reading pipeline on labelled photos (models.evaluate_scenes,
+models.datasets, `yamscope evaluate`): the matching and the metrics on hand-made readings,
+then real runs on a tiny synthetic set and two Rune55 photos."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from device.cli import main
+from models.datasets import DatasetError, TrueDie, open_dataset
+from models.evaluate_scenes import Tally, evaluate, match
+from models.photos import default_root
+from models.synth.dataset import write_dataset
+from vision.reading import ReadDie, Reading
+
+RUNE55_TEST = default_root() / "test"
+
+
+def read(box: tuple[int, int, int, int], value: int = 3, *flags: str, **looks: str) -> ReadDie:
+    colour, finish = looks.get("colour", "red"), looks.get("finish", "frosted")
+    return ReadDie("d10", value, colour, finish, 0.9, box, flags)  # type: ignore[arg-type]
+
+
+def truth(box: tuple[int, int, int, int], value: int = 3, cocked: bool = False) -> TrueDie:
+    return TrueDie(box, value, "d10", "red", "frosted", cocked)
+
+
+def reading(*dice: ReadDie) -> Reading:
+    return Reading(tuple(dice), 12.5, (640, 480))
+
+
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("scenes")
+    write_dataset(out, 4, seed=5, size=(640, 480), impossible=True, progress=False)
+    return out
+
+
+@pytest.fixture
+def yolo(tmp_path: Path) -> Path:
+    """Two Rune55 test photos and their labels, copied into a split folder."""
+    if not RUNE55_TEST.is_dir():
+        pytest.skip(f"{RUNE55_TEST} is absent")
+    root = tmp_path / "rune55" / "test"
+    for sub in ("images", "labels"):
+        (root / sub).mkdir(parents=True)
+    for image in sorted((RUNE55_TEST / "images").glob("*.jpg"))[:2]:
+        shutil.copy(image, root / "images")
+        shutil.copy(RUNE55_TEST / "labels" / f"{image.stem}.txt", root / "labels")
+    return root
+
+
+# -- matching and metrics ----------------------------------------------------------------
+
+
+def test_matching_is_greedy_by_overlap_and_one_to_one() -> None:
+    labelled = [(0, 0, 10, 10), (2, 0, 12, 10)]
+    found = [(1, 0, 11, 10), (0, 0, 10, 10), (50, 50, 60, 60)]
+    assert match(labelled, found) == [(0, 1), (1, 0)]  # the exact box takes die 0
+    assert match(labelled, [(0, 0, 10, 30)]) == []  # IoU 1/3: below 0.5
+
+
+def test_one_hit_one_miss_one_extra_is_half_precision_and_half_recall() -> None:
+    tally = Tally()
+    tally.add(
+        [truth((0, 0, 40, 40)), truth((100, 0, 140, 40))],
+        reading(read((2, 1, 41, 40)), read((300, 300, 340, 340))),
+    )
+    summary = tally.summary()
+    detection = summary["detection"]
+    assert (detection["precision"], detection["recall"]) == (0.5, 0.5)
+    assert (detection["matched"], detection["missed"], detection["extra"]) == (1, 1, 1)
+    assert summary["attributes"]["value"]["accuracy"] == 1.0
+    assert summary["entirely_right"]["photos"] == 0
+    assert summary["flags"]["silent_errors"] == 1  # the extra die, unflagged
+    assert summary["latency_ms"]["median"] == 12.5
+    assert summary["sizes"] == {"640x480": 1}
+
+
+def test_attributes_flags_and_cocked_dice_are_scored_apart() -> None:
+    tally = Tally()
+    tally.add(  # right, but flagged: not entirely right, an undeserved flag
+        [truth((0, 0, 40, 40), 7)], reading(read((0, 0, 40, 40), 7, "unsure"))
+    )
+    tally.add(  # wrong value, flagged: a deserved flag
+        [truth((0, 0, 40, 40), 7)], reading(read((0, 0, 40, 40), 1, "unsure"))
+    )
+    tally.add(  # wrong finish, silent; a cocked die flagged, its value not scored
+        [truth((0, 0, 40, 40), 2), truth((100, 0, 140, 40), 9, cocked=True)],
+        reading(
+            read((0, 0, 40, 40), 2, finish="transparent"), read((100, 0, 140, 40), 4, "cocked")
+        ),
+    )
+    tally.add(  # entirely right: a flat die unflagged, a cocked die flagged
+        [truth((0, 0, 40, 40), 5), truth((100, 0, 140, 40), 9, cocked=True)],
+        reading(read((0, 0, 40, 40), 5), read((100, 0, 140, 40), 4, "unsure")),
+    )
+    summary = tally.summary()
+    attributes = summary["attributes"]
+    assert attributes["value"] == {"accuracy": 0.75, "right": 3, "scored": 4}
+    assert attributes["finish"] == {"accuracy": 0.8333, "right": 5, "scored": 6}
+    assert attributes["colour"]["accuracy"] == attributes["kind"]["accuracy"] == 1.0
+    assert summary["entirely_right"] == {"photos": 1, "share": 0.25}
+    flags = summary["flags"]
+    assert (flags["flagged"], flags["deserved"], flags["silent_errors"]) == (4, 3, 1)
+    assert flags["by_flag"] == {"unsure": 3, "cocked": 1}
+    assert summary["cocked"] == {"labelled": 2, "found": 2, "flagged": 2, "flagged_cocked": 1}
+    matrix, names = tally.confusions()["value"]
+    assert names == tuple(range(1, 11)) and matrix.sum() == 4 and matrix[6, 0] == 1
+
+
+# -- datasets ------------------------------------------------------------------------------
+
+
+def test_a_folder_that_is_no_dataset_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(DatasetError, match="no such folder"):
+        open_dataset(tmp_path / "missing")
+    with pytest.raises(DatasetError, match="not a dataset"):
+        open_dataset(tmp_path)
+
+
+def test_a_synthetic_set_is_read_calibrated_on_its_empty_trays(scenes: Path) -> None:
+    dataset = open_dataset(scenes)
+    assert (dataset.format, dataset.kinds, len(dataset)) == ("synthetic", ("d10",), 4)
+    photo = dataset.load(0)
+    assert photo.image.shape == (480, 640, 3) and len(photo.dice) == 10
+    tally, how = evaluate(dataset, limit=2, progress=False)
+    assert how["calibrated"] and how["kinds"] == ["d10"] and how["model"]["version"]
+    assert tally.photos == 2 and tally.true_dice == 20
+    assert set(tally.compared) == {"kind", "value", "colour", "finish"}
+
+
+def test_a_yolo_split_folder_is_read_in_pixels(yolo: Path) -> None:
+    dataset = open_dataset(yolo)
+    assert (dataset.format, dataset.name, dataset.kinds) == ("yolo", "rune55-test", ("d6",))
+    photo = dataset.load(0)
+    width = photo.image.shape[1]
+    assert photo.dice and all(0 <= d.box[0] < d.box[2] <= width + 1 for d in photo.dice)
+    assert all(d.kind is None and d.colour is None and 1 <= d.value <= 6 for d in photo.dice)
+
+
+# -- the command ---------------------------------------------------------------------------
+
+
+def test_evaluate_prints_the_table_and_draws_each_attribute(
+    scenes: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    assert main(["evaluate", str(scenes), "--out", str(out), "--limit", "2"]) == 0
+    printed = capsys.readouterr().out
+    for row in ("detection", "value", "colour", "finish", "whole photos", "flags", "latency"):
+        assert row in printed
+    assert "precision" in printed and "calibrated on each empty tray" in printed
+    assert {p.name for p in out.glob("*.png")} == {
+        "kind.png",
+        "value.png",
+        "colour.png",
+        "finish.png",
+    }
+
+
+def test_evaluate_json_on_rune55_photos(
+    yolo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report"
+    assert main(["evaluate", str(yolo), "--json", "--out", str(out)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["photos"] == 2 and result["format"] == "yolo" and result["kinds"] == ["d6"]
+    assert set(result["attributes"]) <= {"value"}
+    assert result["sizes"] == {"640x640": 2}
+    assert [Path(p).name for p in result["confusions"]] == (
+        ["value.png"] if result["attributes"] else []
+    )
+    assert (out / "result.json").is_file()
+
+
+def test_evaluate_without_calibration_says_so(
+    scenes: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", str(scenes), "--no-calibration", "--kind", "d10", "--limit", "1"]
+    assert main([*args, "--json", "--out", str(tmp_path)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["calibrated"] is False and result["photos"] == 1
+
+
+@pytest.mark.parametrize("where", ["missing", "empty"])
+def test_a_bad_dataset_path_exits_2_with_one_line(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "empty").mkdir()
+    assert main(["evaluate", str(tmp_path / where)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1

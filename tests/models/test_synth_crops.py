@@ -1,0 +1,107 @@
+"""Synthetic crops: cut by the runtime's rule from jittered boxes, labelled per head, cached in
+resumable chunks; the corrections folder format is read strictly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from models import spec, synth_crops
+from models.corrections import load_corrections
+from models.synth_crops import crop_box, jitter_box, load_synthetic, scene_crops
+
+
+def test_crop_box_is_the_runtime_crop() -> None:
+    from vision.faces import crop_square
+
+    rng = np.random.default_rng(0)
+    frame = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
+    for box in [(10, 20, 50, 70), (0, 0, 30, 25), (140, 100, 160, 120), (60, 40, 61, 90)]:
+        expected = crop_square(frame, box, 64, synth_crops.CROP_SCALE)
+        assert np.array_equal(crop_box(frame, box, 64), expected), box
+
+
+def test_jittered_boxes_stay_within_the_stated_scale_and_shift() -> None:
+    rng = np.random.default_rng(1)
+    box = (100, 100, 140, 160)  # 40 x 60, centre (120, 130)
+    for _ in range(200):
+        x0, y0, x1, y1 = jitter_box(rng, box)
+        assert 40 * 0.85 <= x1 - x0 <= 40 * 1.15 and 60 * 0.85 <= y1 - y0 <= 60 * 1.15
+        assert abs((x0 + x1) / 2 - 120) <= 6 and abs((y0 + y1) / 2 - 130) <= 6
+
+
+def test_scene_crops_carry_a_label_per_head_within_its_classes() -> None:
+    crops = scene_crops(7, 0)
+    assert crops.images.shape[1:] == (64, 64, 3) and crops.images.dtype == np.uint8
+    assert set(crops.labels) == set(spec.HEADS)
+    for name, classes in spec.HEADS.items():
+        assert crops.labels[name].shape == (len(crops),)
+        assert ((crops.labels[name] >= 0) & (crops.labels[name] < len(classes))).all()
+    d6 = crops.labels["kind"] == 0
+    assert (crops.labels["value"][d6] < 6).all()
+    again = scene_crops(7, 0)  # a scene is fixed by (seed, index)
+    assert np.array_equal(again.images, crops.images)
+
+
+def test_load_synthetic_caches_chunks_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(synth_crops, "CHUNK", 2)
+    first = load_synthetic(3, 3, workers=1, cache_dir=tmp_path, progress=False)
+    (folder,) = tmp_path.iterdir()
+    chunks = sorted(p.name for p in folder.glob("*.npz"))
+    assert chunks == ["scenes-000000-000002.npz", "scenes-000002-000003.npz"]
+    (folder / chunks[1]).unlink()  # as if stopped before the last chunk
+    again = load_synthetic(3, 3, workers=1, cache_dir=tmp_path, progress=False)
+    assert np.array_equal(again.images, first.images)
+    assert all(np.array_equal(again.labels[k], first.labels[k]) for k in spec.HEADS)
+    direct = synth_crops.concat([scene_crops(3, i) for i in range(3)])
+    assert np.array_equal(direct.images, first.images)
+
+
+def write_corrections(folder: Path, rows: list[dict]) -> None:
+    """PNG crops (plain colours) and labels.jsonl, one row per crop."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, row in enumerate(rows):
+        cv2.imwrite(str(folder / row["file"]), np.full((80, 80, 3), 40 * i, np.uint8))
+    text = "\n".join(json.dumps(r) for r in rows)
+    (folder / "labels.jsonl").write_text(text + "\n", encoding="utf-8")
+
+
+def test_corrections_are_read_with_unknown_heads_left_out(tmp_path: Path) -> None:
+    rows = [
+        {"file": "a.png", "kind": "d10", "value": 10, "colour": "red", "finish": "frosted"},
+        {"file": "b.png", "kind": "d6", "value": 3, "colour": None, "cocked": True},
+    ]
+    write_corrections(tmp_path, rows)
+    crops = load_corrections(tmp_path)
+    assert crops.images.shape == (2, 64, 64, 3)  # resized to the model's size
+    assert crops.labels["kind"].tolist() == [1, 0]
+    assert crops.labels["value"].tolist() == [9, 2]
+    assert crops.labels["colour"].tolist() == [0, -1]
+    assert crops.labels["finish"].tolist() == [0, -1]
+    assert crops.labels["cocked"].tolist() == [-1, 1]
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"file": "a.png", "kind": "d8"}, "kind is one of"),
+        ({"file": "a.png", "kind": "d6", "value": 8}, "a d6 shows 1..6"),
+        ({"file": "a.png", "value": 11}, "value is one of"),
+        ({"file": "a.png", "cocked": "yes"}, "cocked is true or false"),
+        ({"kind": "d6"}, "file"),
+        ({"file": "missing.png"}, "cannot read"),
+    ],
+)
+def test_bad_corrections_name_their_line(tmp_path: Path, row: dict, message: str) -> None:
+    write_corrections(tmp_path, [{"file": "a.png", "value": 1}])
+    with (tmp_path / "labels.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(row) + "\n")
+    with pytest.raises(ValueError, match=message) as error:
+        load_corrections(tmp_path)
+    assert "labels.jsonl:2" in str(error.value)

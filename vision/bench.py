@@ -1,0 +1,137 @@
+"""Where the time of reading one still frame goes, stage by stage, for ``yamscope bench``.
+
+Why stage by stage: the Pi has one core to spare for reading a throw, and a total alone does
+not say which part to make cheaper. Each stage is timed on its own, on the same frame and
+with the same inputs ``recognise`` gives it, with OpenCV and the model on one thread.
+Stages ``recognise`` does not run on this frame (the pip count is for d6; colour and finish
+come from the model when it has those heads) are reported as such, not timed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.colour import look
+from vision.faces import FaceReader
+from vision.pips import count_pips
+from vision.reading import Kind
+from vision.recognise import default_reader, recognise
+from vision.segment import segment
+from vision.settle import settle_benchmark
+
+REPEATS = 30
+RECOGNISE_TARGET_MS = 50.0  # ten dice at 1280x960 on one core
+SETTLE_TARGET_MS = 3.0  # per 320x240 frame
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One stage's milliseconds (None when not run, ``note`` says why)."""
+
+    stage: str
+    median: float | None
+    p95: float | None
+    note: str = ""
+
+
+def timed(work: Callable[[], object], repeats: int) -> tuple[float, float]:
+    """Median and 95th percentile of ``work``'s milliseconds, after one warm-up run."""
+    work()
+    times = []
+    for _ in range(repeats):
+        began = time.perf_counter()
+        work()
+        times.append((time.perf_counter() - began) * 1000)
+    return float(np.median(times)), float(np.percentile(times, 95))
+
+
+def stage_timings(
+    frame: np.ndarray,
+    calibration: Calibration | None = None,
+    *,
+    reader: FaceReader | None = None,
+    kinds: tuple[Kind, ...] = ("d6", "d10"),
+    coloured: bool = False,
+    repeats: int = REPEATS,
+) -> tuple[list[Timing], int]:
+    """Each stage of reading ``frame``, and the number of dice found in it."""
+    reader = reader or default_reader()
+    found = segment(frame, calibration)
+    boxes = [b.box for b in found.blobs]
+    out = [Timing("segmentation", *timed(lambda: segment(frame, calibration), repeats))]
+    out.append(
+        Timing("face reading (crops + model)", *timed(lambda: reader.read(frame, boxes), repeats))
+    )
+    if {"colour", "finish"} <= reader.attributes:
+        out.append(Timing("colour/finish", None, None, "the model's heads, in face reading"))
+    else:
+
+        def colours() -> None:
+            for i in range(len(boxes)):
+                look(found.work_pixels(i), found.felt)
+
+        out.append(Timing("colour/finish (classical)", *timed(colours, repeats)))
+    if "d6" in kinds:
+
+        def pips() -> None:
+            for i, (x0, y0, x1, y1) in enumerate(boxes):
+                grey = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+                count_pips(grey, found.labels[y0:y1, x0:x1] == i + 1)
+
+        out.append(Timing("pip cross-check", *timed(pips, repeats)))
+    else:
+        out.append(Timing("pip cross-check", None, None, "d6 only: not run on d10"))
+    whole = timed(lambda: recognise(frame, calibration, reader, coloured, kinds), repeats)
+    out.append(Timing("recognise (whole)", *whole))
+    return out, len(boxes)
+
+
+def bench_frame(
+    title: str,
+    frame: np.ndarray,
+    calibration: Calibration | None = None,
+    *,
+    kinds: tuple[Kind, ...] = ("d6", "d10"),
+    coloured: bool = False,
+    repeats: int = REPEATS,
+    target_ms: float | None = None,
+) -> Iterator[str]:
+    """The stage table of one frame, OpenCV held to one thread meanwhile."""
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        timings, dice = stage_timings(
+            frame, calibration, kinds=kinds, coloured=coloured, repeats=repeats
+        )
+    finally:
+        cv2.setNumThreads(threads)
+    height, width = frame.shape[:2]
+    how = "calibrated" if calibration is not None else "no calibration"
+    yield f"{title}: {width}x{height}, {how}, kinds {','.join(kinds)}, dice found: {dice}"
+    yield f"  {'stage':<30} {'median':>8} {'p95':>8}"
+    for t in timings:
+        if t.median is None or t.p95 is None:
+            yield f"  {t.stage:<30} {'-':>8} {'-':>8}  {t.note}"
+            continue
+        note = ""
+        if t.stage == "recognise (whole)" and target_ms is not None:
+            note = f"  target < {target_ms:g} ms: {'met' if t.median < target_ms else 'NOT met'}"
+        yield f"  {t.stage:<30} {t.median:8.1f} {t.p95:8.1f}{note}"
+
+
+def bench_settle(repeats: int = 5) -> Iterator[str]:
+    """Settle detection per 320x240 frame: median and p95 over ``repeats`` runs of
+    ``settle_benchmark`` (600 frames each)."""
+    runs = [settle_benchmark() for _ in range(repeats)]
+    median, p95 = float(np.median(runs)), float(np.percentile(runs, 95))
+    met = "met" if median < SETTLE_TARGET_MS else "NOT met"
+    yield (
+        f"settle detection, 320x240 grey: {median:.3f} ms/frame median, p95 {p95:.3f} "
+        f"({repeats} runs of 600 frames; target < {SETTLE_TARGET_MS:g} ms: {met})"
+    )
