@@ -355,3 +355,59 @@ def test_language_toggle_and_announced_throw(driver: Any, server: Server) -> Non
     click(driver, '#announce-boxes [data-box="Q"]')
     wait(driver, lambda d: "Quinte" in text(d, "#banner"), "the announced column")
     assert server.state()["game"]["announced"] == "Q"
+
+
+def replay_photos(folder: Path, calibration: Path) -> list[list[int]]:
+    """Three photos of five d6 thrown on one drawn tray, and the values in each: the
+    recording a replay camera plays; and the table's calibration on its empty tray, where
+    ``yamscope calibrate`` writes it. The photos are read right by the shipped pipeline (its
+    accuracy over many photos is ``yamscope evaluate``'s business, not this test's)."""
+    import cv2
+    import numpy as np
+
+    from models.synth import empty_tray, place, random_specs, random_tray, render
+    from vision.calibration import calibrate, save
+
+    folder.mkdir()
+    rng = np.random.default_rng(0)
+    tray = random_tray(rng, (640, 480))
+    calibration.parent.mkdir(parents=True)
+    save(calibrate(empty_tray(tray, np.random.default_rng(1))), calibration)
+    values = []
+    for i in range(3):
+        specs = random_specs(rng, 5, kinds=("d6",))
+        scene = render(tray, specs, place(rng, specs, tray), rng)
+        cv2.imwrite(str(folder / f"throw-{i}.png"), scene.image)
+        values.append(sorted(s.value for s in specs))
+    return values
+
+
+def test_replay_camera_reads_the_throws_into_the_page(driver: Any, tmp_path: Path) -> None:
+    thrown = replay_photos(tmp_path / "replay", tmp_path / "data" / "calibration.json")
+    server = Server(tmp_path, camera=f"replay:{tmp_path / 'replay'}")
+    server.start()
+    try:
+        viewport(driver, 800, 480)
+        driver.get(server.url)
+        wait(driver, lambda d: "camera" in text(d, "#cam") or "caméra" in text(d, "#cam"), "cam")
+        start_game(driver, "yams", ["Anne"])
+        # no throw button: the camera reads the dice when they come to rest
+        assert read(driver, "return document.querySelector('#btn-throw').hidden") is True
+        wait(driver, lambda d: len(dice(d)) == 5 and suggestions(d), "dice read by the camera")
+        state = server.state()
+        read_values = [d["value"] for d in state["game"]["dice"]]
+        assert sorted(read_values) in thrown  # the photo on the tray, read right
+        assert dice(driver) == [str(v) for v in read_values]
+        wait(driver, lambda d: read(d, "return document.querySelector('#live-img').naturalWidth")
+             > 0, "the live picture")  # fmt: skip
+
+        box = read(driver, "return document.querySelector('#suggestions .sugg').dataset.box")
+        click(driver, f'#suggestions .sugg[data-box="{box}"]')
+        wait(driver, lambda d: cell(d, box) != "", "the entry on the sheet")
+        sheet = text(driver, "#sheet")
+        driver.refresh()
+        wait(driver, lambda d: cell(d, box) != "", "the page after a reload")
+        assert text(driver, "#sheet") == sheet
+        assert server.state()["game"]["sheets"][0]
+    finally:
+        server.kill(signal.SIGTERM)
