@@ -74,7 +74,11 @@ def start_tray(session: TableSession, config: Config, source: CameraSource, data
         calibration = calibrations.calibrate(empty_tray(tray, np.random.default_rng(0)))
     runner = CameraRunner(frames, watchdog_seconds=config.camera.watchdog_seconds)
     watcher = TrayWatcher(
-        session, runner, Recogniser(calibration), snapshots=config.storage.snapshots
+        session,
+        runner,
+        Recogniser(calibration),
+        snapshots=config.storage.snapshots,
+        lock_exposure=calibration is not None and config.camera.lock_exposure_after_calibration,
     )
     session.tray = str(source) if source.kind != "auto" else f"auto:{frames.name}"
     session.watcher = watcher

@@ -54,6 +54,7 @@ class TrayWatcher:
         detector: SettleDetector | None = None,
         live_fps: float = 2.0,
         snapshots: bool = True,
+        lock_exposure: bool = False,
     ) -> None:
         self.session = session
         self.runner = runner
@@ -61,6 +62,8 @@ class TrayWatcher:
         self.detector = detector or SettleDetector()
         self.live_interval = 1.0 / live_fps
         self.snapshots = snapshots
+        self.lock_exposure = lock_exposure
+        self._locked_for: int | None = None  # the runner's reopen count when last locked
         self._lock = threading.Lock()
         self._live: bytes | None = None
         self._live_at = 0.0
@@ -149,6 +152,8 @@ class TrayWatcher:
 
     def _step(self, frame: Frame) -> None:
         settled = self.detector.update(frame.lores)
+        if self.lock_exposure and self.detector.state == "idle":
+            self._lock_exposure()
         if self.detector.state == "moving":
             with self._lock:
                 self._overlay = None
@@ -175,6 +180,16 @@ class TrayWatcher:
             self._say(str(exc))
             return
         self._say(None)
+
+    def _lock_exposure(self) -> None:
+        """Once the calibrated tray stands still (the camera's automatic exposure has
+        settled), fix exposure and white balance so that a die's colour reads the same all
+        evening; again after each reopening, which starts the camera afresh."""
+        reopens = self.runner.state().get("reopens", 0)
+        if self._locked_for != reopens:
+            self._locked_for = reopens
+            if self.runner.lock_exposure():
+                log.info("camera: exposure and white balance locked")
 
     def _fit_to_game(self) -> None:
         """Tell the reader what the game plays with: the kind of every die (no guessing

@@ -109,3 +109,28 @@ def test_the_live_picture_is_made_only_while_someone_watches(table) -> None:  # 
     assert watcher.live_jpeg() is None  # nobody asked before: nothing was encoded
     wait_for(lambda: watcher.live_jpeg() is not None, "a live picture")
     assert watcher.live_jpeg().startswith(b"\xff\xd8")  # JPEG
+
+
+class Lockable(SimulatedSource):
+    """The simulated tray with the exposure lock a Pi camera has (counted)."""
+
+    locks = 0
+
+    def lock_exposure(self) -> None:
+        self.locks += 1
+
+
+def test_exposure_is_locked_once_the_calibrated_tray_stands_still(tmp_path: Path) -> None:
+    session = TableSession(Store(tmp_path / "t.db"), cache_dir=tmp_path, advice=False)
+    source = Lockable(size=(320, 240), lores_size=(160, 120), seed=5, realtime=False)
+    reader = TruthReader(source)
+    runner = CameraRunner(source, watchdog_seconds=5)
+    watcher = TrayWatcher(session, runner, reader, lock_exposure=True)  # type: ignore[arg-type]
+    watcher.start()
+    try:
+        wait_for(lambda: source.locks == 1, "the exposure lock")
+        time.sleep(0.3)
+        assert source.locks == 1  # once, not on every still frame
+    finally:
+        watcher.stop()
+        session.close()
