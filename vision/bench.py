@@ -21,8 +21,7 @@ from vision.colour import look
 from vision.faces import FaceReader
 from vision.pips import count_pips
 from vision.reading import Kind
-from vision.recognise import default_reader, recognise
-from vision.segment import segment
+from vision.recognise import default_finder, default_reader, find_dice, recognise
 from vision.settle import settle_benchmark
 
 REPEATS = 30
@@ -62,9 +61,12 @@ def stage_timings(
 ) -> tuple[list[Timing], int]:
     """Each stage of reading ``frame``, and the number of dice found in it."""
     reader = reader or default_reader()
-    found = segment(frame, calibration)
+    finder = default_finder() if calibration is None else None
+    found = find_dice(frame, calibration, finder)
     boxes = [b.box for b in found.blobs]
-    out = [Timing("segmentation", *timed(lambda: segment(frame, calibration), repeats))]
+    # without a calibration recognise finds the dice with the detector, not the segmentation
+    stage = "segmentation" if calibration is not None else "segmentation (detector)"
+    out = [Timing(stage, *timed(lambda: find_dice(frame, calibration, finder), repeats))]
     out.append(
         Timing("face reading (crops + model)", *timed(lambda: reader.read(frame, boxes), repeats))
     )
@@ -87,7 +89,7 @@ def stage_timings(
         out.append(Timing("pip cross-check", *timed(pips, repeats)))
     else:
         out.append(Timing("pip cross-check", None, None, "d6 only: not run on d10"))
-    whole = timed(lambda: recognise(frame, calibration, reader, coloured, kinds), repeats)
+    whole = timed(lambda: recognise(frame, calibration, reader, coloured, kinds, finder), repeats)
     out.append(Timing("recognise (whole)", *whole))
     return out, len(boxes)
 

@@ -1,0 +1,427 @@
+"""Train the dice detector (``models/detector_net.py``) on Rune55 photos + synthetic scenes.
+
+    python -m models.detector_train --minutes 30          # train (resumes data/runs/detector)
+    python -m models.detector_train --prepare-only        # only build the data caches
+
+Data, cached letterboxed (``vision.detect.letterbox``, long side 256, padded to 256x256) in the
+git-ignored ``data/detector/``:
+- Rune55 v3 d6 photos (train split for training, valid for picking the epoch); their boxes hug
+  the top face of each die;
+- synthetic trays from ``models.synth.random_scene`` (d6, d10 or both, 640x480), boxes of the
+  whole visible die. Training scenes use seeds from ``SYNTH_TRAIN_SEED``, validation from
+  ``SYNTH_VALID_SEED``; the evaluation (``models.detector_eval``) uses ``SYNTH_TEST_SEED``.
+
+Each epoch is ``--steps`` batches, half photos and half synthetic, augmented (90° turns, flips,
+scale and shift, brightness/contrast/colour, grey, blur, noise). After each epoch the model is
+checked on the validation sets (F1 at IoU 0.5) and ``last.pt`` / ``best.pt`` are written to
+``data/runs/detector/``; a new run resumes from ``last.pt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+
+from models.detector_net import DiceNet, count_parameters, detector_loss, make_targets
+from models.photos import default_root, parse_labels, split_photos
+from vision.detect import INPUT_SIZE, PAD_VALUE, decode, letterbox, to_tensor
+
+REPO = Path(__file__).resolve().parents[1]
+CACHE = REPO / "data" / "detector"
+RUN_DIR = REPO / "data" / "runs" / "detector"
+SYNTH_TRAIN_SEED = 7_100_000
+SYNTH_VALID_SEED = 7_200_000
+SYNTH_TEST_SEED = 7_300_000
+KINDS = (("d6",), ("d10",), ("d6", "d10"))
+# zoom ranges of the augmentation: the photos' dice are large, the synthetic trays' small
+# (10-15 input pixels), and shrinking those further leaves a die two output cells wide
+PHOTO_SCALES = (0.5, 1.5)
+SYNTH_SCALES = (0.8, 2.0)
+
+
+# ------------------------------------------------------------------------------------ data
+
+
+def square(image: np.ndarray, size: int = INPUT_SIZE) -> np.ndarray:
+    """Pad a letterboxed image right/bottom with grey to ``size`` x ``size``."""
+    h, w = image.shape[:2]
+    return cv2.copyMakeBorder(
+        image, 0, size - h, 0, size - w, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3
+    )
+
+
+def photo_sample(image_path: Path, label_path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """One Rune55 photo letterboxed to the input square and its boxes in input pixels."""
+    frame = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
+    if frame is None:
+        raise OSError(f"cannot read {image_path}")
+    height, width = frame.shape[:2]
+    image, scale = letterbox(frame)
+    boxes = [
+        ((b.cx - b.w / 2) * width, (b.cy - b.h / 2) * height, (b.cx + b.w / 2) * width,
+         (b.cy + b.h / 2) * height)
+        for b in parse_labels(label_path.read_text(encoding="utf-8"))
+    ]  # fmt: skip
+    return square(image), np.asarray(boxes, np.float32).reshape(-1, 4) * scale
+
+
+def synth_frame(seed: int, size: tuple[int, int] = (640, 480)):
+    """The synthetic scene of one seed (kinds and layout drawn from the seed)."""
+    from models.synth import random_scene
+
+    rng = np.random.default_rng(seed)
+    kinds = KINDS[int(rng.integers(len(KINDS)))]
+    impossible = "d10" in kinds and len(kinds) == 1 and rng.random() < 0.3
+    if impossible:
+        return random_scene(rng, size=size, n=10, kinds=kinds, impossible=True)
+    return random_scene(rng, size=size, kinds=kinds)
+
+
+def scene_boxes(scene) -> np.ndarray:
+    boxes = [d.box for d in scene.dice if d.box[2] > d.box[0] and d.box[3] > d.box[1]]
+    return np.asarray(boxes, np.float32).reshape(-1, 4)
+
+
+def synth_sample(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    scene = synth_frame(seed)
+    image, scale = letterbox(scene.image)
+    return square(image), scene_boxes(scene) * scale
+
+
+def _pack(images, boxes, names) -> dict[str, np.ndarray]:
+    counts = np.asarray([len(b) for b in boxes], np.int64)
+    flat = np.concatenate(boxes) if boxes else np.zeros((0, 4), np.float32)
+    return {
+        "images": np.asarray(images, np.uint8),
+        "boxes": flat.astype(np.float32),
+        "counts": counts,
+        "names": np.asarray(names, dtype=str),
+    }
+
+
+class Set:
+    """Cached samples: images (N, S, S, 3) uint8 and per-image boxes in input pixels."""
+
+    def __init__(self, stored: dict[str, np.ndarray]) -> None:
+        self.images = stored["images"]
+        self.names = stored["names"]
+        ends = np.cumsum(stored["counts"])
+        starts = ends - stored["counts"]
+        self.boxes = [stored["boxes"][a:b] for a, b in zip(starts, ends, strict=True)]
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+
+def load_photos(split: str, root: Path | None = None, limit: int | None = None) -> Set:
+    root = Path(root) if root is not None else default_root()
+    path = CACHE / f"rune55-{split}-{INPUT_SIZE}.npz"
+    if not path.exists():
+        from tqdm import tqdm
+
+        pairs = split_photos(root, split)
+        images, boxes, names = [], [], []
+        for image_path, label_path in tqdm(pairs, desc=f"rune55 {split}"):
+            image, b = photo_sample(image_path, label_path)
+            images.append(image)
+            boxes.append(b)
+            names.append(image_path.name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, **_pack(images, boxes, names))
+    with np.load(path) as stored:
+        data = {k: stored[k] for k in stored.files}
+    if limit is not None:
+        keep = int(data["counts"][:limit].sum())
+        data = {
+            "images": data["images"][:limit],
+            "boxes": data["boxes"][:keep],
+            "counts": data["counts"][:limit],
+            "names": data["names"][:limit],
+        }
+    return Set(data)
+
+
+def load_synth(name: str, seed: int, count: int) -> Set:
+    path = CACHE / f"synth-{name}-{seed}-{count}-{INPUT_SIZE}.npz"
+    if not path.exists():
+        from tqdm import tqdm
+
+        images, boxes, names = [], [], []
+        for i in tqdm(range(count), desc=f"synth {name}"):
+            image, b = synth_sample(seed + i)
+            images.append(image)
+            boxes.append(b)
+            names.append(str(seed + i))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(path, **_pack(images, boxes, names))
+    with np.load(path) as stored:
+        return Set({k: stored[k] for k in stored.files})
+
+
+# ------------------------------------------------------------------------------ augmentation
+
+
+def augment(
+    image: np.ndarray,
+    boxes: np.ndarray,
+    rng: np.random.Generator,
+    scales: tuple[float, float] = (0.55, 1.6),
+) -> tuple[np.ndarray, np.ndarray]:
+    """A random variation of one input square and its boxes (same size out); the zoom is
+    drawn log-uniformly from ``scales``."""
+    size = image.shape[0]
+    boxes = boxes.copy()
+    # 90° turns and a mirror
+    k = int(rng.integers(4))
+    for _ in range(k):  # counter-clockwise: (x, y) -> (y, size - x)
+        image = np.rot90(image)
+        x0, y0, x1, y1 = boxes.T.copy()
+        boxes = np.stack([y0, size - x1, y1, size - x0], axis=1)
+    if rng.random() < 0.5:
+        image = image[:, ::-1]
+        boxes = np.stack([size - boxes[:, 2], boxes[:, 1], size - boxes[:, 0], boxes[:, 3]], 1)
+    # scale and shift
+    s = float(np.exp(rng.uniform(np.log(scales[0]), np.log(scales[1]))))
+    span = size - size * s
+    tx = float(rng.uniform(min(0.0, span), max(0.0, span)))
+    ty = float(rng.uniform(min(0.0, span), max(0.0, span)))
+    matrix = np.float32([[s, 0, tx], [0, s, ty]])
+    interpolation = cv2.INTER_AREA if s < 1 else cv2.INTER_LINEAR
+    image = cv2.warpAffine(
+        np.ascontiguousarray(image), matrix, (size, size), flags=interpolation,
+        borderMode=cv2.BORDER_CONSTANT, borderValue=(PAD_VALUE,) * 3,
+    )  # fmt: skip
+    boxes = boxes * s + np.float32([tx, ty, tx, ty])
+    if len(boxes):
+        area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+        clipped = np.clip(boxes, 0, size)
+        inside = (clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1])
+        boxes = clipped[inside >= 0.5 * np.maximum(area, 1e-6)]
+    # colour
+    img = image.astype(np.float32)
+    if rng.random() < 0.8:
+        img = img * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)
+        img = img * rng.uniform(0.85, 1.15, size=3).astype(np.float32)
+    if rng.random() < 0.2:
+        grey = img @ np.float32([0.114, 0.587, 0.299])
+        img = np.repeat(grey[..., None], 3, axis=2)
+    if rng.random() < 0.2:
+        sigma = float(rng.uniform(0.5, 1.5))
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    if rng.random() < 0.3:
+        img = img + rng.normal(0, rng.uniform(2, 10), img.shape).astype(np.float32)
+    return np.clip(img, 0, 255).astype(np.uint8), boxes.astype(np.float32)
+
+
+def crop(
+    image: np.ndarray, boxes: np.ndarray, size: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """A random ``size`` x ``size`` window (training is cheaper on smaller windows; the net is
+    fully convolutional); boxes cut to less than half their area are dropped."""
+    full = image.shape[0]
+    if size >= full:
+        return image, boxes
+    x, y = (int(v) for v in rng.integers(0, full - size + 1, size=2))
+    out = image[y : y + size, x : x + size]
+    if not len(boxes):
+        return out, boxes
+    moved = boxes - np.float32([x, y, x, y])
+    area = (moved[:, 2] - moved[:, 0]) * (moved[:, 3] - moved[:, 1])
+    clipped = np.clip(moved, 0, size)
+    inside = (clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1])
+    return out, clipped[inside >= 0.5 * np.maximum(area, 1e-6)]
+
+
+def batch(
+    samples: list[tuple[np.ndarray, np.ndarray]],
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    images = np.concatenate([to_tensor(im) for im, _ in samples])
+    size = samples[0][0].shape[0]
+    targets = [make_targets(b, size, size) for _, b in samples]
+    stacked = {k: torch.from_numpy(np.stack([t[k] for t in targets])) for k in targets[0]}
+    return torch.from_numpy(images), stacked
+
+
+# -------------------------------------------------------------------------------- metrics
+
+
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if len(a) == 0 or len(b) == 0:
+        return np.zeros((len(a), len(b)), np.float32)
+    x0 = np.maximum(a[:, None, 0], b[None, :, 0])
+    y0 = np.maximum(a[:, None, 1], b[None, :, 1])
+    x1 = np.minimum(a[:, None, 2], b[None, :, 2])
+    y1 = np.minimum(a[:, None, 3], b[None, :, 3])
+    inter = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    area_a = (a[:, 2] - a[:, 0]) * (a[:, 3] - a[:, 1])
+    area_b = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return inter / np.maximum(area_a[:, None] + area_b[None] - inter, 1e-9)
+
+
+def match(pred: np.ndarray, truth: np.ndarray, iou: float = 0.5) -> int:
+    """True positives: greedy one-to-one matching of predictions (best score first) to truth."""
+    m = iou_matrix(pred, truth)
+    used = np.zeros(len(truth), bool)
+    tp = 0
+    for i in range(len(pred)):
+        if not len(truth):
+            break
+        row = np.where(used, -1.0, m[i])
+        j = int(np.argmax(row))
+        if row[j] >= iou:
+            used[j] = True
+            tp += 1
+    return tp
+
+
+def counts_to_scores(tp: int, n_pred: int, n_true: int) -> dict[str, float]:
+    precision = tp / n_pred if n_pred else 1.0
+    recall = tp / n_true if n_true else 1.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "tp": tp, "pred": n_pred,
+            "true": n_true}  # fmt: skip
+
+
+@torch.no_grad()
+def predict_set(model: DiceNet, data: Set, batch_size: int = 16) -> list[tuple]:
+    """The raw maps of every cached image (heatmap, size, offset) as numpy."""
+    model.eval()
+    out = []
+    for start in range(0, len(data), batch_size):
+        x = np.concatenate([to_tensor(im) for im in data.images[start : start + batch_size]])
+        heat, size, offset = model(torch.from_numpy(x))
+        for i in range(len(heat)):
+            out.append((heat[i, 0].numpy(), size[i].numpy(), offset[i].numpy()))
+    return out
+
+
+def score_maps(maps: list[tuple], data: Set, threshold: float) -> dict[str, float]:
+    tp = n_pred = n_true = 0
+    for (heat, size, offset), truth in zip(maps, data.boxes, strict=True):
+        found = decode(heat, size, offset, 1.0, threshold)
+        pred = np.asarray([b for b, _ in found], np.float32).reshape(-1, 4)
+        tp += match(pred, truth)
+        n_pred += len(pred)
+        n_true += len(truth)
+    return counts_to_scores(tp, n_pred, n_true)
+
+
+# ------------------------------------------------------------------------------- training
+
+
+def train(args: argparse.Namespace) -> None:
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    photos = load_photos("train")
+    synth = load_synth("train", SYNTH_TRAIN_SEED, args.synth)
+    valid_photos = load_photos("valid", limit=args.valid_photos)
+    valid_synth = load_synth("valid", SYNTH_VALID_SEED, args.valid_synth)
+    print(f"train: {len(photos)} photos, {len(synth)} synthetic; valid: {len(valid_photos)} "
+          f"photos, {len(valid_synth)} synthetic")  # fmt: skip
+    model = DiceNet()
+    print(f"parameters: {count_parameters(model)}")
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    RUN_DIR.mkdir(parents=True, exist_ok=True)
+    last = RUN_DIR / "last.pt"
+    epoch, best, history = 0, -1.0, []
+    if last.exists() and not args.fresh:
+        state = torch.load(last, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        epoch, best, history = state["epoch"], state["best"], state["history"]
+        print(f"resumed after epoch {epoch} (best F1 {best:.4f})")
+    rng = np.random.default_rng(1000 + epoch)
+    total_steps = args.epochs * args.steps
+    started = time.monotonic()
+    from tqdm import tqdm
+
+    while epoch < args.epochs:
+        if args.minutes and time.monotonic() - started > args.minutes * 60:
+            print("time budget spent")
+            break
+        model.train()
+        losses = []
+        bar = tqdm(range(args.steps), desc=f"epoch {epoch + 1}", leave=False)
+        for step in bar:
+            done = epoch * args.steps + step
+            warm = min(1.0, (done + 1) / 50)
+            lr = args.lr * warm * 0.5 * (1 + math.cos(math.pi * done / total_steps))
+            for group in optimiser.param_groups:
+                group["lr"] = lr
+            samples = []
+            for i in range(args.batch):
+                data, scales = (photos, PHOTO_SCALES) if i % 2 == 0 else (synth, SYNTH_SCALES)
+                j = int(rng.integers(len(data)))
+                sample = augment(data.images[j], data.boxes[j], rng, scales)
+                samples.append(crop(*sample, args.crop, rng))
+            x, targets = batch(samples)
+            loss, parts = detector_loss(model(x), targets)
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            losses.append(float(loss))
+            bar.set_postfix(
+                loss=f"{np.mean(losses[-20:]):.3f}", **{k: f"{v:.3f}" for k, v in parts.items()}
+            )
+        epoch += 1
+        maps_p = predict_set(model, valid_photos)
+        maps_s = predict_set(model, valid_synth)
+        scores = {}
+        for t in (0.2, 0.3, 0.4, 0.5):
+            scores[t] = (score_maps(maps_p, valid_photos, t), score_maps(maps_s, valid_synth, t))
+        t_best = max(scores, key=lambda t: scores[t][0]["f1"] + scores[t][1]["f1"])
+        sp, ss = scores[t_best]
+        f1 = (sp["f1"] + ss["f1"]) / 2
+        record = {
+            "epoch": epoch, "loss": float(np.mean(losses)), "threshold": t_best,
+            "photos": sp, "synth": ss, "f1": f1, "minutes": (time.monotonic() - started) / 60,
+        }  # fmt: skip
+        history.append(record)
+        print(
+            f"epoch {epoch}: loss {record['loss']:.3f}  t={t_best}  photos P {sp['precision']:.3f} "
+            f"R {sp['recall']:.3f}  synth P {ss['precision']:.3f} R {ss['recall']:.3f}",
+            flush=True,
+        )
+        state = {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "epoch": epoch,
+                 "best": max(best, f1), "history": history, "threshold": t_best}  # fmt: skip
+        if f1 > best:
+            best = f1
+            torch.save(state, RUN_DIR / "best.pt")
+        torch.save(state, last)
+        (RUN_DIR / "history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--epochs", type=int, default=15, help="planned epochs (LR schedule)")
+    parser.add_argument("--steps", type=int, default=100, help="batches per epoch")
+    parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=3e-3)
+    parser.add_argument("--crop", type=int, default=192, help="training window (multiple of 32)")
+    parser.add_argument("--synth", type=int, default=600, help="synthetic training scenes")
+    parser.add_argument("--valid-photos", type=int, default=200)
+    parser.add_argument("--valid-synth", type=int, default=100)
+    parser.add_argument("--minutes", type=float, default=0, help="stop after this (0: no limit)")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--fresh", action="store_true", help="ignore last.pt")
+    parser.add_argument("--prepare-only", action="store_true")
+    args = parser.parse_args(argv)
+    if args.prepare_only:
+        load_photos("train")
+        load_photos("valid")
+        load_photos("test")
+        load_synth("train", SYNTH_TRAIN_SEED, args.synth)
+        load_synth("valid", SYNTH_VALID_SEED, args.valid_synth)
+        return
+    train(args)
+
+
+if __name__ == "__main__":
+    main()

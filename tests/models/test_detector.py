@@ -1,0 +1,134 @@
+"""The dice detector: training step, decoding, export and the shipped model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from models.detector_net import DiceNet, detector_loss, make_targets
+from models.detector_train import augment, batch, match, scene_boxes, synth_frame
+from vision.detect import DiceFinder, decode, letterbox
+
+MODELS = Path(__file__).resolve().parents[2] / "models"
+SHIPPED = MODELS / "dicefind.onnx"
+RUNE55 = Path(__file__).resolve().parents[3] / "shared/data/rune55-d6"
+
+
+def test_letterbox_keeps_aspect_and_pads_to_multiple_of_32():
+    image, scale = letterbox(np.zeros((960, 1280, 3), np.uint8))
+    assert image.shape == (192, 256, 3)
+    assert scale == pytest.approx(0.2)
+    image, scale = letterbox(np.zeros((500, 300), np.uint8))
+    assert image.shape == (256, 160, 3)
+    assert scale == pytest.approx(256 / 500)
+
+
+def test_one_training_step_has_a_finite_loss():
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    image = np.full((128, 128, 3), 90, np.uint8)
+    image[40:70, 30:60] = 230
+    boxes = np.float32([[30, 40, 60, 70]])
+    x, targets = batch([augment(image, boxes, rng), (image, boxes)])
+    model = DiceNet()
+    optimiser = torch.optim.SGD(model.parameters(), lr=0.01)
+    loss, parts = detector_loss(model(x), targets)
+    optimiser.zero_grad()
+    loss.backward()
+    optimiser.step()
+    assert torch.isfinite(loss)
+    assert all(np.isfinite(v) for v in parts.values())
+
+
+def test_targets_peak_at_the_box_centre():
+    t = make_targets(np.float32([[30, 40, 62, 72]]), 128, 128)
+    assert t["heat"].shape == (32, 32)
+    assert t["heat"][14, 11] == 1.0  # centre (46, 56) / 4 → cell (11, 14)
+    assert t["mask"].sum() == 1
+    assert t["size"][0].tolist() == [32, 32]
+    assert t["offset"][0] == pytest.approx([0.5, 0.0])
+
+
+def test_decode_turns_a_known_peak_into_a_box_in_frame_pixels():
+    heat = np.zeros((48, 64), np.float32)
+    heat[10, 20] = 0.9
+    heat[10, 21] = 0.5  # neighbour of a higher peak: suppressed by the 3x3 max-pool
+    heat[30, 40] = 0.2  # below the threshold
+    size = np.zeros((2, 48, 64), np.float32)
+    size[:, 10, 20] = (16, 8)
+    offset = np.zeros((2, 48, 64), np.float32)
+    offset[:, 10, 20] = (0.5, 0.25)
+    found = decode(heat, size, offset, scale=0.2, threshold=0.3)
+    assert len(found) == 1
+    box, score = found[0]
+    # centre in input pixels: (20.5 * 4, 10.25 * 4) = (82, 41); frame = input / 0.2
+    assert box == pytest.approx(((82 - 8) / 0.2, (41 - 4) / 0.2, (82 + 8) / 0.2, (41 + 4) / 0.2))
+    assert score == pytest.approx(0.9)
+
+
+def test_exported_untrained_model_runs_in_frame_coordinates(tmp_path):
+    from models.detector_export import export_onnx, max_difference
+
+    torch.manual_seed(0)
+    model = DiceNet().eval()
+    path = tmp_path / "tiny.onnx"
+    export_onnx(model, path)
+    x = torch.randn(1, 3, 192, 256)
+    assert max_difference(model, path, x) < 1e-3
+    finder = DiceFinder(path, threshold=0.0)
+    heat, size, offset, scale = finder.maps(np.zeros((960, 1280, 3), np.uint8))
+    assert heat.shape == (48, 64) and size.shape == (2, 48, 64) and offset.shape == (2, 48, 64)
+    assert scale == pytest.approx(0.2)
+    for (x0, y0, x1, y1), _ in finder.find(np.zeros((960, 1280, 3), np.uint8)):
+        assert 0 <= x0 <= x1 <= 1280 and 0 <= y0 <= y1 <= 960
+
+
+def found_fraction_synthetic() -> float:
+    finder = DiceFinder(SHIPPED)
+    tp = total = 0
+    for seed in range(5):
+        scene = synth_frame(7_390_000 + seed)
+        truth = scene_boxes(scene)
+        found = np.asarray([b for b, _ in finder.find(scene.image)], np.float32).reshape(-1, 4)
+        tp += match(found, truth)
+        total += len(truth)
+    return tp / total
+
+
+def found_fraction_rune55() -> float:
+    import cv2
+
+    from models.detector_eval import photo_boxes
+    from models.photos import split_photos
+
+    finder = DiceFinder(SHIPPED)
+    tp = total = 0
+    for image_path, label_path in split_photos(RUNE55, "test")[:8]:
+        frame = cv2.imread(str(image_path))
+        truth = photo_boxes(label_path, frame.shape[1], frame.shape[0])
+        found = np.asarray([b for b, _ in finder.find(frame)], np.float32).reshape(-1, 4)
+        tp += match(found, truth)
+        total += len(truth)
+    return tp / total
+
+
+needs_model = pytest.mark.skipif(not SHIPPED.exists(), reason="models/dicefind.onnx absent")
+needs_rune55 = pytest.mark.skipif(
+    not SHIPPED.exists() or not (RUNE55 / "test").exists(), reason="model or rune55 data absent"
+)
+# dicefind 1.0.0 was trained for ~30 CPU minutes: it finds ~75 % of these synthetic dice and
+# ~68 % of these photos' dice (see models/dicefind.json). The floors guard the export and
+# decoding end to end.
+
+
+@needs_model
+def test_shipped_model_finds_most_dice_in_synthetic_scenes():
+    assert found_fraction_synthetic() >= 0.6
+
+
+@needs_rune55
+def test_shipped_model_finds_most_dice_in_rune55_test_photos():
+    assert found_fraction_rune55() >= 0.5

@@ -1,0 +1,172 @@
+"""Find dice in a frame with the learned detector ``models/dicefind.onnx`` (CenterNet-style).
+
+The network sees the frame letterboxed (see :func:`letterbox`) and answers three maps at a
+quarter of its input resolution: a centre heatmap (one peak per die, already through a
+sigmoid), the box size (width, height in input pixels) and the sub-cell offset of the centre.
+:func:`decode` turns them into boxes: peaks that are the maximum of their 3x3 neighbourhood
+and above a threshold, then a light box NMS for the rare double peak on one die.
+
+numpy, opencv and onnxruntime only: this runs on the Pi.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+INPUT_SIZE = 256  # longer side of the letterboxed input
+MULTIPLE = 32  # the input's sides are padded up to a multiple of this (the net's total stride)
+STRIDE = 4  # output cells per input pixel
+PAD_VALUE = 127  # grey, 0 after normalisation
+MEAN = 127.5
+SCALE = 1 / 64.0
+THRESHOLD = 0.3
+NMS_IOU = 0.6
+
+Box = tuple[float, float, float, float]
+
+
+def letterbox(
+    frame: np.ndarray, size: int = INPUT_SIZE, multiple: int = MULTIPLE
+) -> tuple[np.ndarray, float]:
+    """The frame (BGR or grey) scaled so its longer side is ``size``, anchored top-left and
+    padded right and bottom with grey up to a multiple of ``multiple``; returns (image, scale)
+    where a point (x, y) of the input is (x / scale, y / scale) in the frame."""
+    if frame.ndim == 2:
+        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    height, width = frame.shape[:2]
+    scale = size / max(height, width)
+    new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
+    if scale < 0.5:
+        # a cheap anti-aliased shrink: bilinear to twice the size, then an exact 2:1 area
+        # (INTER_AREA straight from a large frame costs several milliseconds on one core)
+        frame = cv2.resize(frame, (2 * new_w, 2 * new_h), interpolation=cv2.INTER_LINEAR)
+    interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(frame, (new_w, new_h), interpolation=interpolation)
+    pad_w = -new_w % multiple
+    pad_h = -new_h % multiple
+    if pad_w or pad_h:
+        resized = cv2.copyMakeBorder(
+            resized, 0, pad_h, 0, pad_w, cv2.BORDER_CONSTANT, value=(PAD_VALUE,) * 3
+        )
+    return resized, scale
+
+
+def to_tensor(image: np.ndarray) -> np.ndarray:
+    """A letterboxed BGR uint8 image as the network's (1, 3, H, W) float32 input."""
+    x = np.ascontiguousarray(image.transpose(2, 0, 1)[None]).astype(np.float32)
+    x -= MEAN
+    x *= SCALE
+    return x
+
+
+def box_nms(boxes: np.ndarray, scores: np.ndarray, iou: float = NMS_IOU) -> np.ndarray:
+    """Indices of the boxes kept by greedy non-maximum suppression, best score first."""
+    order = np.argsort(-scores)
+    keep: list[int] = []
+    areas = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    while order.size:
+        i = int(order[0])
+        keep.append(i)
+        rest = order[1:]
+        xx0 = np.maximum(boxes[i, 0], boxes[rest, 0])
+        yy0 = np.maximum(boxes[i, 1], boxes[rest, 1])
+        xx1 = np.minimum(boxes[i, 2], boxes[rest, 2])
+        yy1 = np.minimum(boxes[i, 3], boxes[rest, 3])
+        inter = np.clip(xx1 - xx0, 0, None) * np.clip(yy1 - yy0, 0, None)
+        union = areas[i] + areas[rest] - inter
+        order = rest[inter / np.maximum(union, 1e-9) <= iou]
+    return np.asarray(keep, dtype=np.int64)
+
+
+def decode(
+    heatmap: np.ndarray,
+    size: np.ndarray,
+    offset: np.ndarray,
+    scale: float = 1.0,
+    threshold: float = THRESHOLD,
+    stride: int = STRIDE,
+    nms_iou: float = NMS_IOU,
+    limit: tuple[int, int] | None = None,
+) -> list[tuple[Box, float]]:
+    """Boxes from one image's maps: ``heatmap`` (h, w) in 0..1, ``size`` (2, h, w) as width,
+    height in input pixels, ``offset`` (2, h, w) in cells. Peaks are cells that equal the
+    maximum of their 3x3 neighbourhood and reach ``threshold``; boxes are divided by ``scale``
+    (the letterbox scale) to land in frame pixels and clipped to ``limit`` (frame width,
+    height) when given. Best score first."""
+    heatmap = np.asarray(heatmap, dtype=np.float32)
+    pooled = cv2.dilate(heatmap, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero((heatmap >= pooled) & (heatmap >= threshold))
+    if ys.size == 0:
+        return []
+    scores = heatmap[ys, xs]
+    cx = (xs + offset[0, ys, xs]) * stride
+    cy = (ys + offset[1, ys, xs]) * stride
+    w = size[0, ys, xs]
+    h = size[1, ys, xs]
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1) / scale
+    if limit is not None:
+        boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, limit[0])
+        boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, limit[1])
+    keep = box_nms(boxes, scores, nms_iou) if nms_iou < 1 else np.argsort(-scores)
+    return [(tuple(float(v) for v in boxes[i]), float(scores[i])) for i in keep]  # type: ignore[misc]
+
+
+def default_model() -> Path:
+    return Path(__file__).resolve().parents[1] / "models" / "dicefind.onnx"
+
+
+class DiceFinder:
+    """The detector: ``find(frame)`` → ``[(box, score)]``, boxes (x0, y0, x1, y1) in frame
+    pixels, best score first. Settings come from the model card beside the ONNX file
+    (``dicefind.json``) when it is there."""
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        threshold: float | None = None,
+        threads: int = 1,
+    ) -> None:
+        import onnxruntime as ort
+
+        path = Path(model_path) if model_path is not None else default_model()
+        card_path = path.with_suffix(".json")
+        card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.exists() else {}
+        decoding = card.get("decoding", {})
+        self.input_size = int(card.get("input", {}).get("long_side", INPUT_SIZE))
+        self.multiple = int(card.get("input", {}).get("multiple", MULTIPLE))
+        self.stride = int(decoding.get("stride", STRIDE))
+        self.nms_iou = float(decoding.get("box_nms_iou", NMS_IOU))
+        self.threshold = (
+            float(threshold)
+            if threshold is not None
+            else float(decoding.get("threshold", THRESHOLD))
+        )
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.input_name = self.session.get_inputs()[0].name
+
+    def maps(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """The raw maps (heatmap, size, offset) of one frame and its letterbox scale."""
+        image, scale = letterbox(frame, self.input_size, self.multiple)
+        heatmap, size, offset = self.session.run(None, {self.input_name: to_tensor(image)})
+        return heatmap[0, 0], size[0], offset[0], scale
+
+    def find(self, frame: np.ndarray) -> list[tuple[Box, float]]:
+        heatmap, size, offset, scale = self.maps(frame)
+        height, width = frame.shape[:2]
+        return decode(
+            heatmap,
+            size,
+            offset,
+            scale,
+            self.threshold,
+            self.stride,
+            self.nms_iou,
+            limit=(width, height),
+        )
