@@ -201,7 +201,7 @@ def card(
                 f"square centred on the die's box, side = longer box side x "
                 f"{synth_crops.CROP_SCALE:.2f}, edge pixels repeated past the image border, "
                 f"resized to {spec.INPUT_SIZE}x{spec.INPUT_SIZE} (INTER_AREA when shrinking); "
-                "see models/synth_crops.py crop_box (= vision/faces.py crop_square)"
+                "see vision/faces.py crop_square (the training crops use it too)"
             ),
             "crop_scale": synth_crops.CROP_SCALE,
             "normalisation": {

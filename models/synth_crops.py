@@ -20,12 +20,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 from tqdm import tqdm
 
 from models import photos, spec
 from models.synth import VERSION, random_scene
+from vision.faces import crop_square
 
 #: the seeds of the three synthetic sets: never mix them
 TRAIN_SEED, VALID_SEED, TEST_SEED = 0, 1, 2
@@ -51,26 +51,6 @@ class CropSet:
     def subset(self, index: np.ndarray) -> CropSet:
         """The crops at ``index`` (indices or a boolean mask)."""
         return CropSet(self.images[index], {k: v[index] for k, v in self.labels.items()})
-
-
-def crop_box(
-    image: np.ndarray, box: tuple[float, float, float, float], size: int, scale: float = CROP_SCALE
-) -> np.ndarray:
-    """The runtime's crop (vision/faces.py ``crop_square``): a ``size`` square centred on
-    ``box`` (x0, y0, x1, y1), its side the longer box side x ``scale``, edges repeated."""
-    x0, y0, x1, y1 = box
-    side = max(2, round(max(x1 - x0, y1 - y0) * scale))
-    left = round((x0 + x1) / 2 - side / 2)
-    top = round((y0 + y1) / 2 - side / 2)
-    height, width = image.shape[:2]
-    cx0, cy0 = max(0, left), max(0, top)
-    cx1, cy1 = min(width, left + side), min(height, top + side)
-    window = image[cy0:cy1, cx0:cx1]
-    pads = (cy0 - top, top + side - cy1, cx0 - left, left + side - cx1)
-    if any(pads):
-        window = cv2.copyMakeBorder(window, *pads, cv2.BORDER_REPLICATE)
-    interpolation = cv2.INTER_AREA if side > size else cv2.INTER_LINEAR
-    return cv2.resize(window, (size, size), interpolation=interpolation)
 
 
 def jitter_box(
@@ -105,7 +85,7 @@ def scene_crops(seed: int, index: int, size: int = spec.INPUT_SIZE) -> CropSet:
     scene = random_scene(np.random.default_rng([seed, index]), cocked=0.08, **scene_options(setup))
     images, rows = [], []
     for die in scene.dice:
-        images.append(crop_box(scene.image, jitter_box(setup, die.box), size))
+        images.append(crop_square(scene.image, jitter_box(setup, die.box), size, CROP_SCALE))
         s = die.spec
         rows.append(
             (

@@ -104,7 +104,7 @@ def load_card(path: Path) -> Card:
     return Card.parse(data, str(path))
 
 
-def crop_square(frame: np.ndarray, box: Box, size: int, scale: float) -> np.ndarray:
+def crop_square(frame: np.ndarray, box: Sequence[float], size: int, scale: float) -> np.ndarray:
     """A ``size`` x ``size`` crop centred on ``box``, its side the longer box side x
     ``scale``; pixels past the frame repeat the edge (as the training crops did)."""
     x0, y0, x1, y1 = box

@@ -12,17 +12,7 @@ import pytest
 
 from models import spec, synth_crops
 from models.corrections import load_corrections
-from models.synth_crops import crop_box, jitter_box, load_synthetic, scene_crops
-
-
-def test_crop_box_is_the_runtime_crop() -> None:
-    from vision.faces import crop_square
-
-    rng = np.random.default_rng(0)
-    frame = rng.integers(0, 256, (120, 160, 3), dtype=np.uint8)
-    for box in [(10, 20, 50, 70), (0, 0, 30, 25), (140, 100, 160, 120), (60, 40, 61, 90)]:
-        expected = crop_square(frame, box, 64, synth_crops.CROP_SCALE)
-        assert np.array_equal(crop_box(frame, box, 64), expected), box
+from models.synth_crops import jitter_box, load_synthetic, scene_crops
 
 
 def test_jittered_boxes_stay_within_the_stated_scale_and_shift() -> None:
