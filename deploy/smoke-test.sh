@@ -110,7 +110,7 @@ else
 	fi
 
 	for check in "/api/openapi.json openapi paths" "/api/state version game" \
-		"/api/rules rules max_players"; do
+		"/api/rules rules max_players" "/api/health version tray camera"; do
 		read -r path keys <<<"$check"
 		code=$(fetch "$path")
 		# shellcheck disable=SC2086  # keys: several words on purpose
@@ -123,10 +123,15 @@ else
 		else
 			fail "GET $path answers $code"
 		fi
-		if [[ $path == /api/state && $code == 200 ]]; then
-			tray=$(python3 -c 'import json, sys
-print(json.load(open(sys.argv[1], encoding="utf-8")).get("tray", "?"))' "$WORK/body" 2>/dev/null)
-			info "the table reads its dice from: ${tray:-?}"
+		if [[ $path == /api/health && $code == 200 ]]; then
+			# what the service itself sees: its tray and its camera's state (a second process
+			# cannot list a camera the service holds)
+			seen=$(python3 -c 'import json, sys
+h = json.load(open(sys.argv[1], encoding="utf-8"))
+c = h.get("camera") or {}
+print(h.get("version", "?"), h.get("tray", "?"), c.get("state", "none"), c.get("error") or "")' \
+				"$WORK/body" 2>/dev/null)
+			info "yamscope version, tray, camera state: ${seen:-?}"
 		fi
 	done
 fi

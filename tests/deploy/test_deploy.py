@@ -376,8 +376,11 @@ def test_smoke_test_passes_against_a_running_table(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
     lines = r.stdout.splitlines()
     assert not [line for line in lines if line.startswith("FAIL")]
-    for path in ("/ ", "/api/openapi.json", "/api/state", "/api/rules"):
+    for path in ("/ ", "/api/openapi.json", "/api/state", "/api/rules", "/api/health"):
         assert any(line.startswith(f"PASS  GET {path}") for line in lines), r.stdout
+    # the service's own view: no Pi camera here, so the simulated tray, and its state
+    seen = [line for line in lines if "yamscope version, tray, camera state" in line]
+    assert seen and " auto:simulated " in seen[0], r.stdout
     assert any(line.startswith("PASS  configuration") for line in lines)
     assert any("camera" in line for line in lines)  # reported, whatever it found
     assert (tmp_path / "t.db").exists()
