@@ -25,7 +25,7 @@ MODELS = Path(__file__).resolve().parent
 ONNX_PATH = MODELS / "dicefind.onnx"
 CARD_PATH = MODELS / "dicefind.json"
 OUTPUTS = ["heatmap", "size", "offset"]
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 CREDIT = "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0"
 
 
@@ -118,7 +118,8 @@ def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dic
             "256, epoch 2 of 80 x 12, epochs 3-15 of 100 x 16 on 192x192 windows, cosine LR "
             "re-planned to end at epoch 15; selected epoch 13. 1.1.0: resumed with "
             "`python -m models.detector_train --epochs 35 --steps 100 --batch 16 --crop 192 "
-            "--minutes 22` (20 more epochs, ~13 minutes on 2 idle cores), best epoch by F1)",
+            "--minutes 22` (20 more epochs, ~13 minutes on 2 idle cores), best epoch by F1. "
+            "1.2.0: resumed again with `--epochs 55 ... --minutes 14` (20 more epochs)",
         },
         "metrics": metrics or {},
         "metrics_command": "taskset -c 0 python -m models.detector_eval --split test --json "
