@@ -390,7 +390,10 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         data = Path(args.data) if args.data else None
         weights = Path(args.weights) if args.weights else None
-        summary = train_dieface(Path(args.out), data, cfg, weights=weights, **common)
+        summary = train_dieface(
+            Path(args.out), data, cfg, weights=weights, device=args.device,
+            minutes=args.minutes, **common,
+        )  # fmt: skip
     best = summary["best"]
     print(
         f"best epoch {best['epoch']}: valid score {best['score']:.4f}; "
@@ -716,6 +719,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trn.add_argument(
         "--weights", metavar="PT", help="start from this checkpoint (1.x ones too; best.pt)"
+    )
+    trn.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU")
+    trn.add_argument(
+        "--minutes", type=float, default=0.0, help="stop after this; the schedule ends there"
     )
     trn.add_argument("--quiet", action="store_true", help="no progress bar")
     trn.set_defaults(func=cmd_train)

@@ -25,7 +25,7 @@ MODELS = Path(__file__).resolve().parent
 ONNX_PATH = MODELS / "dicefind.onnx"
 CARD_PATH = MODELS / "dicefind.json"
 OUTPUTS = ["heatmap", "size", "offset"]
-VERSION = "1.2.0"
+VERSION = "1.3.0"
 CREDIT = "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0"
 
 
@@ -119,7 +119,11 @@ def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dic
             "re-planned to end at epoch 15; selected epoch 13. 1.1.0: resumed with "
             "`python -m models.detector_train --epochs 35 --steps 100 --batch 16 --crop 192 "
             "--minutes 22` (20 more epochs, ~13 minutes on 2 idle cores), best epoch by F1. "
-            "1.2.0: resumed again with `--epochs 55 ... --minutes 14` (20 more epochs)",
+            "1.2.0: resumed again with `--epochs 55 ... --minutes 14` (20 more epochs). "
+            "1.3.0: from 1.2.0's best.pt on one H200 (models/gpu/run.sh: `python -m "
+            "models.detector_train --device cuda --workers 7 --batch 64 --crop 256 --steps 600 "
+            "--epochs 200 --synth 3000 --lr 3e-3 --minutes 6.67 --weights .gpu/detector.pt`; "
+            "13 epochs of 600 batches of 64, the photos carried as grey JPEG q88)",
         },
         "metrics": metrics or {},
         "metrics_command": "taskset -c 0 python -m models.detector_eval --split test --json "

@@ -186,7 +186,11 @@ def detector_loss(
     size_loss = (torch.abs(torch.log(pred_size) - torch.log(true_size)) * mask).sum() / count
     off_loss = (torch.abs(gather(offset) - targets["offset"]) * mask).sum() / count
     total = hm + size_weight * size_loss + offset_weight * off_loss
-    return total, {"heat": float(hm), "size": float(size_loss), "offset": float(off_loss)}
+    return total, {
+        "heat": float(hm.detach()),
+        "size": float(size_loss.detach()),
+        "offset": float(off_loss.detach()),
+    }
 
 
 def count_parameters(model: nn.Module) -> int:

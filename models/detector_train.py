@@ -148,17 +148,20 @@ def load_photos(split: str, root: Path | None = None, limit: int | None = None) 
     return Set(data)
 
 
-def load_synth(name: str, seed: int, count: int) -> Set:
+def load_synth(name: str, seed: int, count: int, workers: int = 1) -> Set:
     path = CACHE / f"synth-{name}-{seed}-{count}-{INPUT_SIZE}.npz"
     if not path.exists():
+        from concurrent.futures import ProcessPoolExecutor
+
         from tqdm import tqdm
 
-        images, boxes, names = [], [], []
-        for i in tqdm(range(count), desc=f"synth {name}"):
-            image, b = synth_sample(seed + i)
-            images.append(image)
-            boxes.append(b)
-            names.append(str(seed + i))
+        seeds = range(seed, seed + count)
+        with ProcessPoolExecutor(max(1, workers)) as pool:
+            made = list(tqdm(pool.map(synth_sample, seeds, chunksize=16), total=count,
+                             desc=f"synth {name}"))  # fmt: skip
+        images = [image for image, _ in made]
+        boxes = [b for _, b in made]
+        names = [str(s) for s in seeds]
         path.parent.mkdir(parents=True, exist_ok=True)
         np.savez(path, **_pack(images, boxes, names))
     with np.load(path) as stored:
@@ -249,6 +252,34 @@ def batch(
     return torch.from_numpy(images), stacked
 
 
+def draw_batch(
+    photos: Set, synth: Set, size: int, crop_size: int, rng: np.random.Generator
+) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """One augmented training batch, half photos and half synthetic trays."""
+    samples = []
+    for i in range(size):
+        data, scales = (photos, PHOTO_SCALES) if i % 2 == 0 else (synth, SYNTH_SCALES)
+        j = int(rng.integers(len(data)))
+        sample = augment(data.images[j], data.boxes[j], rng, scales)
+        samples.append(crop(*sample, crop_size, rng))
+    return batch(samples)
+
+
+class Batches(torch.utils.data.IterableDataset):
+    """Endless augmented batches for a DataLoader: each worker process draws its own, from a
+    seed of its own, so a GPU is fed by several CPU cores."""
+
+    def __init__(self, photos: Set, synth: Set, size: int, crop_size: int, seed: int) -> None:
+        self.photos, self.synth = photos, synth
+        self.size, self.crop_size, self.seed = size, crop_size, seed
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        rng = np.random.default_rng([self.seed, info.id if info else 0])
+        while True:
+            yield draw_batch(self.photos, self.synth, self.size, self.crop_size, rng)
+
+
 # -------------------------------------------------------------------------------- metrics
 
 
@@ -293,10 +324,11 @@ def counts_to_scores(tp: int, n_pred: int, n_true: int) -> dict[str, float]:
 def predict_set(model: DiceNet, data: Set, batch_size: int = 16) -> list[tuple]:
     """The raw maps of every cached image (heatmap, size, offset) as numpy."""
     model.eval()
+    device = next(model.parameters()).device
     out = []
     for start in range(0, len(data), batch_size):
         x = np.concatenate([to_tensor(im) for im in data.images[start : start + batch_size]])
-        heat, size, offset = model(torch.from_numpy(x))
+        heat, size, offset = (t.cpu() for t in model(torch.from_numpy(x).to(device)))
         for i in range(len(heat)):
             out.append((heat[i, 0].numpy(), size[i].numpy(), offset[i].numpy()))
     return out
@@ -316,30 +348,57 @@ def score_maps(maps: list[tuple], data: Set, threshold: float) -> dict[str, floa
 # ------------------------------------------------------------------------------- training
 
 
+def _on_cpu(model: DiceNet) -> dict[str, torch.Tensor]:
+    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+
+
 def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
+    device = torch.device(args.device)
     photos = load_photos("train")
-    synth = load_synth("train", SYNTH_TRAIN_SEED, args.synth)
+    synth = load_synth("train", SYNTH_TRAIN_SEED, args.synth, args.workers)
     valid_photos = load_photos("valid", limit=args.valid_photos)
-    valid_synth = load_synth("valid", SYNTH_VALID_SEED, args.valid_synth)
+    valid_synth = load_synth("valid", SYNTH_VALID_SEED, args.valid_synth, args.workers)
     print(f"train: {len(photos)} photos, {len(synth)} synthetic; valid: {len(valid_photos)} "
           f"photos, {len(valid_synth)} synthetic")  # fmt: skip
     model = DiceNet()
     print(f"parameters: {count_parameters(model)}")
-    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    RUN_DIR.mkdir(parents=True, exist_ok=True)
-    last = RUN_DIR / "last.pt"
+    run_dir = Path(args.out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    last = run_dir / "last.pt"
     epoch, best, history = 0, -1.0, []
+    optimiser_state = None
     if last.exists() and not args.fresh:
         state = torch.load(last, map_location="cpu", weights_only=False)
         model.load_state_dict(state["model"])
-        optimiser.load_state_dict(state["optimiser"])
+        optimiser_state = state["optimiser"]
         epoch, best, history = state["epoch"], state["best"], state["history"]
         print(f"resumed after epoch {epoch} (best F1 {best:.4f})")
-    rng = np.random.default_rng(1000 + epoch)
+    elif args.weights:
+        model.load_state_dict(
+            torch.load(args.weights, map_location="cpu", weights_only=False)["model"]
+        )
+        print(f"starting from the weights of {args.weights}")
+    model.to(device)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
+    if optimiser_state is not None:
+        optimiser.load_state_dict(optimiser_state)
     total_steps = args.epochs * args.steps
     started = time.monotonic()
+
+    def progress(done: int) -> float:
+        """How far through the run: its steps or, with --minutes, its time (the further)."""
+        spent = (time.monotonic() - started) / (args.minutes * 60) if args.minutes else 0.0
+        return min(1.0, max(done / total_steps, spent))
+
+    stream = Batches(photos, synth, args.batch, args.crop, seed=1000 + epoch)
+    batches = iter(
+        torch.utils.data.DataLoader(
+            stream, batch_size=None, num_workers=args.workers, pin_memory=device.type == "cuda",
+            persistent_workers=args.workers > 0,
+        )
+    )  # fmt: skip
     from tqdm import tqdm
 
     while epoch < args.epochs:
@@ -352,24 +411,22 @@ def train(args: argparse.Namespace) -> None:
         for step in bar:
             done = epoch * args.steps + step
             warm = min(1.0, (done + 1) / 50)
-            lr = args.lr * warm * 0.5 * (1 + math.cos(math.pi * done / total_steps))
+            lr = args.lr * warm * 0.5 * (1 + math.cos(math.pi * progress(done)))
             for group in optimiser.param_groups:
                 group["lr"] = lr
-            samples = []
-            for i in range(args.batch):
-                data, scales = (photos, PHOTO_SCALES) if i % 2 == 0 else (synth, SYNTH_SCALES)
-                j = int(rng.integers(len(data)))
-                sample = augment(data.images[j], data.boxes[j], rng, scales)
-                samples.append(crop(*sample, args.crop, rng))
-            x, targets = batch(samples)
+            x, targets = next(batches)
+            x = x.to(device, non_blocking=True)
+            targets = {k: v.to(device, non_blocking=True) for k, v in targets.items()}
             loss, parts = detector_loss(model(x), targets)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
-            losses.append(float(loss))
+            losses.append(float(loss.detach()))
             bar.set_postfix(
                 loss=f"{np.mean(losses[-20:]):.3f}", **{k: f"{v:.3f}" for k, v in parts.items()}
             )
+            if progress(done + 1) >= 1.0:
+                break  # the time is up: check and save what was learned
         epoch += 1
         maps_p = predict_set(model, valid_photos)
         maps_s = predict_set(model, valid_synth)
@@ -389,13 +446,13 @@ def train(args: argparse.Namespace) -> None:
             f"R {sp['recall']:.3f}  synth P {ss['precision']:.3f} R {ss['recall']:.3f}",
             flush=True,
         )
-        state = {"model": model.state_dict(), "optimiser": optimiser.state_dict(), "epoch": epoch,
+        state = {"model": _on_cpu(model), "optimiser": optimiser.state_dict(), "epoch": epoch,
                  "best": max(best, f1), "history": history, "threshold": t_best}  # fmt: skip
         if f1 > best:
             best = f1
-            torch.save(state, RUN_DIR / "best.pt")
+            torch.save(state, run_dir / "best.pt")
         torch.save(state, last)
-        (RUN_DIR / "history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
+        (run_dir / "history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -410,6 +467,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--valid-synth", type=int, default=100)
     parser.add_argument("--minutes", type=float, default=0, help="stop after this (0: no limit)")
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=0,
+        help="processes drawing batches and synthetic scenes (0: inline)",
+    )
+    parser.add_argument("--out", default=str(RUN_DIR), help="run folder (last.pt, best.pt)")
+    parser.add_argument("--weights", help="start from this checkpoint's weights (new schedule)")
     parser.add_argument("--fresh", action="store_true", help="ignore last.pt")
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
@@ -417,8 +483,8 @@ def main(argv: list[str] | None = None) -> None:
         load_photos("train")
         load_photos("valid")
         load_photos("test")
-        load_synth("train", SYNTH_TRAIN_SEED, args.synth)
-        load_synth("valid", SYNTH_VALID_SEED, args.valid_synth)
+        load_synth("train", SYNTH_TRAIN_SEED, args.synth, args.workers)
+        load_synth("valid", SYNTH_VALID_SEED, args.valid_synth, args.workers)
         return
     train(args)
 

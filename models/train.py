@@ -81,21 +81,24 @@ def augment(
     ``mirror`` says which crops may be mirrored. The border is reflected so rotated corners
     look like table rather than black.
     """
-    n = images.shape[0]
+    n, device = images.shape[0], images.device
     x = images.permute(0, 3, 1, 2).float() / 255.0  # channels-last in memory: faster convs
 
+    def rand(*shape: int) -> torch.Tensor:
+        return torch.rand(shape, generator=generator, device=device)
+
     def uniform(low: float, high: float) -> torch.Tensor:
-        return torch.rand(n, generator=generator) * (high - low) + low
+        return rand(n) * (high - low) + low
 
     def chance(p: float) -> torch.Tensor:
-        return torch.rand(n, generator=generator) < p
+        return rand(n) < p
 
     angle = uniform(0.0, 2 * math.pi)
     scale = uniform(1 - cfg.max_scale, 1 + cfg.max_scale)
     stretch = uniform(1 - cfg.max_stretch, 1 + cfg.max_stretch)
     flip = torch.where(mirror & chance(0.5), -1.0, 1.0)
     cos, sin = torch.cos(angle) / scale, torch.sin(angle) / scale
-    theta = torch.zeros(n, 2, 3)
+    theta = torch.zeros(n, 2, 3, device=device)
     theta[:, 0, 0], theta[:, 0, 1] = cos * flip * stretch, -sin * stretch
     theta[:, 1, 0], theta[:, 1, 1] = sin * flip, cos
     theta[:, 0, 2] = uniform(-2 * cfg.max_shift, 2 * cfg.max_shift)  # grid spans [-1, 1]
@@ -104,26 +107,28 @@ def augment(
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="reflection", align_corners=False)
     low = chance(cfg.blur)
     if low.any():
-        side = int(torch.randint(24, 45, (1,), generator=generator))
+        side = int(torch.randint(24, 45, (1,), generator=generator, device=device))
         small = F.interpolate(x[low], size=(side, side), mode="area")
         x[low] = F.interpolate(small, size=x.shape[2:], mode="bilinear", align_corners=False)
     swapped = chance(cfg.swap)
     if swapped.any():
-        order = _PERMUTATIONS[torch.randint(1, 6, (int(swapped.sum()),), generator=generator)]
+        pick = torch.randint(1, 6, (int(swapped.sum()),), generator=generator, device=device)
+        order = _PERMUTATIONS.to(device)[pick]
         x[swapped] = torch.gather(x[swapped], 1, order[:, :, None, None].expand_as(x[swapped]))
     gain = uniform(1 - cfg.tint, 1 + cfg.tint).view(n, 1, 1, 1)
-    gain = gain * (1 + (torch.rand(n, 3, 1, 1, generator=generator) * 2 - 1) * cfg.tint)
+    gain = gain * (1 + (rand(n, 3, 1, 1) * 2 - 1) * cfg.tint)
     x.mul_(gain)
     grey = chance(cfg.grey)
     if grey.any():
-        luma = (x[grey] * torch.tensor([0.114, 0.587, 0.299]).view(1, 3, 1, 1)).sum(1, True)
+        weights = torch.tensor([0.114, 0.587, 0.299], device=device).view(1, 3, 1, 1)
+        luma = (x[grey] * weights).sum(1, True)
         x[grey] = luma.expand(-1, 3, -1, -1)
     contrast = uniform(1 / cfg.contrast, cfg.contrast).view(n, 1, 1, 1)
     brightness = uniform(-cfg.brightness, cfg.brightness).view(n, 1, 1, 1)
     mean = x.mean(dim=(1, 2, 3), keepdim=True)
     x = (x - mean).mul_(contrast).add_(mean + brightness)
     # sensor noise, the same in the three channels: a third of the random numbers
-    noise = torch.randn((n, 1, *x.shape[2:]), generator=generator)
+    noise = torch.randn((n, 1, *x.shape[2:]), generator=generator, device=device)
     x.add_(noise.mul_(uniform(0.0, cfg.max_noise).view(n, 1, 1, 1)))
     return x.clamp_(0.0, 1.0), grey | swapped
 
@@ -171,11 +176,12 @@ def train_step(
 def predict(model: nn.Module, images: np.ndarray, batch_size: int = 512) -> dict[str, np.ndarray]:
     """Each head's class index for uint8 crops (N, S, S[, 3]), in eval mode."""
     model.eval()
+    device = next(model.parameters()).device
     parts: dict[str, list[np.ndarray]] = {name: [] for name in spec.HEADS}
     for i in range(0, len(images), batch_size):
-        outputs = model(normalise(images[i : i + batch_size]))
+        outputs = model(normalise(images[i : i + batch_size]).to(device))
         for name, logits in zip(spec.HEADS, outputs, strict=True):
-            parts[name].append(logits.argmax(1).numpy())
+            parts[name].append(logits.argmax(1).cpu().numpy())
     return {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in parts.items()}
 
 
@@ -197,20 +203,47 @@ def _save(obj: dict[str, Any], path: Path) -> None:
     os.replace(tmp, path)
 
 
+def _on_cpu(model: nn.Module) -> dict[str, torch.Tensor]:
+    """The weights as CPU tensors: ``best.pt`` loads anywhere, a GPU run's too."""
+    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+
+
 def latest_checkpoint(out: Path) -> Path | None:
     """The checkpoint of the last finished epoch in ``out``, if any."""
     found = sorted(out.glob("epoch-*.pt"))
     return found[-1] if found else None
 
 
-def _schedule(total_steps: int) -> Any:
-    """Linear warm-up over 3 % of the steps, then cosine decay to zero."""
-    warm = max(1, total_steps // 33)
+class Budget:
+    """How far a run is through its planned steps or, when ``minutes`` is set, its time,
+    whichever is further: on a borrowed machine the clock is the budget, and the learning
+    rate should reach zero when it runs out rather than when an epoch count guessed ahead
+    does."""
+
+    def __init__(self, total_steps: int, minutes: float = 0.0) -> None:
+        self.total_steps = total_steps
+        self.seconds = minutes * 60
+        self.started = time.monotonic()
+
+    def progress(self, step: int) -> float:
+        done = step / max(1, self.total_steps)
+        if self.seconds:
+            done = max(done, (time.monotonic() - self.started) / self.seconds)
+        return min(1.0, done)
+
+    def spent(self) -> bool:
+        return bool(self.seconds) and time.monotonic() - self.started >= self.seconds
+
+
+def _schedule(budget: Budget) -> Any:
+    """Linear warm-up over 3 % of the run, then cosine decay to zero."""
+    warm = 1 / 33
 
     def factor(step: int) -> float:
-        if step < warm:
-            return (step + 1) / warm
-        return 0.5 * (1 + math.cos(math.pi * min(1.0, (step - warm) / max(1, total_steps - warm))))
+        done = budget.progress(step)
+        if done < warm:
+            return max(done, 1 / max(1, budget.total_steps)) / warm
+        return 0.5 * (1 + math.cos(math.pi * (done - warm) / (1 - warm)))
 
     return factor
 
@@ -252,12 +285,16 @@ def fit(
     weights: Path | None = None,
     resume: bool = False,
     progress: bool = True,
+    device: str = "cpu",
+    minutes: float = 0.0,
 ) -> dict[str, Any]:
     """Train, checkpoint each epoch into ``out``, keep the best epoch in ``best.pt``.
 
     Every set of ``valid`` is scored per head after each epoch and logged; the epoch's score
     is the mean over the sets named in ``pick`` (default: all) of their mean head accuracy.
     ``weights`` starts from a checkpoint's weights instead of random ones (fine-tuning).
+    ``device`` is where the crops, the augmentation and the net live ("cuda" on a GPU);
+    ``minutes`` > 0 ends the run when that time is spent, the schedule decaying to it.
     Returns the summary also written to ``summary.json``.
     """
     torch.set_num_threads(cfg.threads)
@@ -265,30 +302,35 @@ def fit(
     out.mkdir(parents=True, exist_ok=True)
     pick = list(pick or valid)
     model = load_model(weights) if weights is not None else DieFaceNet()
-    model = model.to(memory_format=torch.channels_last)
+    model = model.to(device=device, memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     per_epoch = min(len(train), cfg.epoch_crops or len(train))
     steps_per_epoch = math.ceil(per_epoch / cfg.batch_size)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, _schedule(steps_per_epoch * cfg.epochs)
-    )
-    generator = torch.Generator().manual_seed(cfg.seed)
+    budget = Budget(steps_per_epoch * cfg.epochs, minutes)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, _schedule(budget))
+    generator = torch.Generator(device=device).manual_seed(cfg.seed)
     history: list[dict[str, Any]] = []
     start_epoch, best = 0, {"epoch": 0, "score": -1.0}
     checkpoint = latest_checkpoint(out) if resume else None
     if checkpoint is not None:
-        state = torch.load(checkpoint, weights_only=False)
+        state = torch.load(checkpoint, map_location=device, weights_only=False)
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         scheduler.load_state_dict(state["scheduler"])
-        generator.set_state(state["generator"])
+        if state.get("device", "cpu") == device:  # a generator's state fits its own device
+            generator.set_state(state["generator"].cpu())
         history, best, start_epoch = state["history"], state["best"], state["epoch"]
         print(f"resuming after epoch {start_epoch} from {checkpoint}", file=sys.stderr)
-    images = torch.as_tensor(train.images)
-    labels = {k: torch.as_tensor(v, dtype=torch.int64) for k, v in train.labels.items()}
+    images = torch.as_tensor(train.images, device=device)
+    labels = {
+        k: torch.as_tensor(v, dtype=torch.int64, device=device) for k, v in train.labels.items()
+    }
     for epoch in range(start_epoch + 1, cfg.epochs + 1):
+        if budget.spent():
+            print(f"time budget of {minutes} min spent", file=sys.stderr)
+            break
         began = time.perf_counter()
-        order = torch.randperm(len(images), generator=generator)[:per_epoch]
+        order = torch.randperm(len(images), generator=generator, device=device)[:per_epoch]
         batches = order.split(cfg.batch_size)
         bar = tqdm(batches, desc=f"epoch {epoch}/{cfg.epochs}", disable=not progress, leave=False)
         total_loss = 0.0
@@ -298,6 +340,8 @@ def fit(
             scheduler.step()
             total_loss += loss * len(index)
             bar.set_postfix(loss=f"{loss:.3f}")
+            if budget.spent():
+                break
         row: dict[str, Any] = {"epoch": epoch, "train_loss": total_loss / max(1, per_epoch)}
         for name, crops in valid.items():
             row[name] = accuracies(model, crops)
@@ -311,10 +355,11 @@ def fit(
         print(f"epoch {epoch}: score {row['score']:.4f}; {shown}", file=sys.stderr)
         if row["score"] > best["score"]:
             best = {"epoch": epoch, "score": row["score"]}
-            _save({"model": model.state_dict(), "epoch": epoch, "row": row}, out / "best.pt")
+            _save({"model": _on_cpu(model), "epoch": epoch, "row": row}, out / "best.pt")
         _save(
             {
                 "model": model.state_dict(),
+                "device": device,
                 "optimiser": optimiser.state_dict(),
                 "scheduler": scheduler.state_dict(),
                 "generator": generator.get_state(),
@@ -358,6 +403,8 @@ def train_dieface(
     progress: bool = True,
     workers: int = 2,
     weights: Path | None = None,
+    device: str = "cpu",
+    minutes: float = 0.0,
 ) -> dict[str, Any]:
     """Train on synthetic crops and Rune55's train split, from ``weights`` if given; score
     Rune55 valid (all, and sources unseen in train) and synthetic valid per epoch, pick the
@@ -382,6 +429,8 @@ def train_dieface(
         weights=weights,
         resume=resume,
         progress=progress,
+        device=device,
+        minutes=minutes,
     )
 
 
