@@ -25,7 +25,7 @@ MODELS = Path(__file__).resolve().parent
 ONNX_PATH = MODELS / "dicefind.onnx"
 CARD_PATH = MODELS / "dicefind.json"
 OUTPUTS = ["heatmap", "size", "offset"]
-VERSION = "1.3.0"
+VERSION = "1.4.0"
 CREDIT = "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0"
 
 
@@ -123,7 +123,9 @@ def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dic
             "1.3.0: from 1.2.0's best.pt on one H200 (models/gpu/run.sh: `python -m "
             "models.detector_train --device cuda --workers 7 --batch 64 --crop 256 --steps 600 "
             "--epochs 200 --synth 3000 --lr 3e-3 --minutes 6.67 --weights .gpu/detector.pt`; "
-            "13 epochs of 600 batches of 64, the photos carried as grey JPEG q88)",
+            "13 epochs of 600 batches of 64, the photos carried as grey JPEG q88). 1.4.0: "
+            "1.3.0's last.pt, 8 more epochs (`SCENES=0 BUDGET=250 DET_MINUTES=3.5 "
+            "DET_SYNTH=6000 DET_WORKERS=14 DET_LR=2e-3 bash models/gpu/run.sh`), best epoch by F1",
         },
         "metrics": metrics or {},
         "metrics_command": "taskset -c 0 python -m models.detector_eval --split test --json "

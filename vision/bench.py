@@ -61,12 +61,16 @@ def stage_timings(
 ) -> tuple[list[Timing], int]:
     """Each stage of reading ``frame``, and the number of dice found in it."""
     reader = reader or default_reader()
-    finder = default_finder() if calibration is None else None
+    finder = default_finder()
     found = find_dice(frame, calibration, finder)
     boxes = [b.box for b in found.blobs]
-    # without a calibration recognise finds the dice with the detector, not the segmentation
-    stage = "segmentation" if calibration is not None else "segmentation (detector)"
-    out = [Timing(stage, *timed(lambda: find_dice(frame, calibration, finder), repeats))]
+    out = [
+        Timing("detector", *timed(lambda: finder.find(frame), repeats)),
+        Timing(
+            "finding dice (detector + masks)",
+            *timed(lambda: find_dice(frame, calibration, finder), repeats),
+        ),
+    ]
     out.append(
         Timing("face reading (crops + model)", *timed(lambda: reader.read(frame, boxes), repeats))
     )

@@ -3,6 +3,7 @@
 # by side until a deadline, from the weights and data `python -m models.gpu.pack` put in
 # .gpu/ (carried there). Results land in $OUT (the device tool brings that folder back).
 #   BUDGET=500 bash models/gpu/run.sh        # seconds, all included; DEVICE=cpu to try it here
+#   SCENES=0 trains the detector alone; DET_MINUTES, DET_LR, DET_SYNTH, DET_WORKERS tune it
 set -u
 export PYTHONUNBUFFERED=1
 START=$(date +%s)
@@ -17,14 +18,18 @@ python3 -c "import torch, cv2, numpy; print(torch.__version__, cv2.__version__, 
 python3 -m models.gpu.unpack .gpu || exit 1
 # the detector's clock starts after its synthetic scenes are drawn (~40 s)
 python3 -m models.detector_train --device "$DEVICE" --workers "${DET_WORKERS:-7}" --batch 64 \
-  --crop 256 --steps 600 --epochs 200 --synth "${DET_SYNTH:-3000}" --lr 3e-3 --threads 4 \
-  --minutes "$(awk "BEGIN{print ($BUDGET - 100) / 60}")" --out "$RUNS/detector" \
+  --crop 256 --steps 600 --epochs 200 --synth "${DET_SYNTH:-3000}" --lr "${DET_LR:-3e-3}" --threads 4 \
+  --minutes "${DET_MINUTES:-$(awk "BEGIN{print ($BUDGET - 100) / 60}")}" --out "$RUNS/detector" \
   --weights .gpu/detector.pt > "$RUNS/detector.log" 2>&1 &
-DET=$!
-python3 -m models.gpu.dieface --deadline $((DEADLINE - 25)) --scenes "${SCENES:-14000}" \
+PIDS=($!)
+[ "${SCENES:-14000}" -gt 0 ] && python3 -m models.gpu.dieface --deadline $((DEADLINE - 25)) --scenes "${SCENES:-14000}" \
   --workers "${FACE_WORKERS:-12}" --out "$RUNS/dieface" --epochs "${EPOCHS:-60}" \
   --lr "${LR:-2e-3}" --device "$DEVICE" > "$OUTDIR/dieface.log" 2>&1 &
-FACE=$!
+[ "${SCENES:-14000}" -gt 0 ] && PIDS+=($!)
+alive() {
+  for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && return 0; done
+  return 1
+}
 bring_back() {
   tr '\r' '\n' < "$RUNS/detector.log" | grep -v 'it/s\|s/it\|^ *$' > "$OUTDIR/detector.log"
   cp -f "$RUNS/dieface/best.pt" "$OUTDIR/dieface-best.pt" 2>/dev/null
@@ -33,7 +38,7 @@ bring_back() {
   cp -f "$RUNS/detector/last.pt" "$OUTDIR/detector-last.pt" 2>/dev/null
   cp -f "$RUNS/detector/history.json" "$OUTDIR/detector-history.json" 2>/dev/null
 }
-while kill -0 $DET 2>/dev/null || kill -0 $FACE 2>/dev/null; do
+while alive; do
   sleep 15
   bring_back
   echo "t=$(($(date +%s) - START))s load $(cut -d' ' -f1 /proc/loadavg)"
@@ -45,4 +50,5 @@ while kill -0 $DET 2>/dev/null || kill -0 $FACE 2>/dev/null; do
 done
 bring_back
 tail -5 "$OUTDIR/detector.log"
-tail -3 "$OUTDIR/dieface.log"
+[ -f "$OUTDIR/dieface.log" ] && tail -3 "$OUTDIR/dieface.log"
+true

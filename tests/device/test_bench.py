@@ -29,7 +29,8 @@ def test_the_stage_table_times_what_recognise_runs() -> None:
     frame[100:140, 100:140] = 230
     lines = list(bench_frame("plain", frame, kinds=("d10",), repeats=2, target_ms=50))
     assert lines[0].startswith("plain: 320x240, no calibration")
-    assert any("segmentation" in line for line in lines)
+    assert any("finding dice" in line for line in lines)
+    assert any(line.lstrip().startswith("detector") for line in lines)
     assert any("pip cross-check" in line and "d6 only" in line for line in lines)
     assert any("recognise (whole)" in line and "target < 50 ms" in line for line in lines)
 
