@@ -43,12 +43,13 @@ class TrueDie:
 @dataclass(frozen=True, eq=False)
 class LabelledPhoto:
     """A photo (BGR pixels) and its dice; ``tray`` is the synthetic table, from which its
-    empty photo can be drawn."""
+    empty photo can be drawn, or ``empty`` the photo of it (a Blender scene's)."""
 
     path: Path
     image: np.ndarray
     dice: tuple[TrueDie, ...]
     tray: dict[str, Any] | None = None
+    empty: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -144,4 +145,5 @@ def _synthetic_photo(root: Path, label: Path) -> LabelledPhoto:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
         raise DatasetError(f"{label}: not a scene label ({exc!r})") from None
     path = root / "images" / f"{label.stem}.png"
-    return LabelledPhoto(path, load_image(path), dice, data.get("tray"))
+    empty = root / data["empty"] if data.get("empty") else None
+    return LabelledPhoto(path, load_image(path), dice, data.get("tray"), empty)

@@ -37,6 +37,7 @@ from models.datasets import Dataset, LabelledPhoto, TrueDie, open_dataset
 from models.evaluate import confusion, draw_confusion
 from vision.calibration import Calibration, calibrate
 from vision.errors import VisionError
+from vision.images import load_image
 from vision.reading import ReadDie, Reading
 from vision.recognise import Recogniser
 
@@ -245,6 +246,8 @@ def tray_calibration(photo: LabelledPhoto, seed: int) -> Calibration:
     empty tray (its own noise, from ``seed``). Raises VisionError when none can be made."""
     from models.synth import Tray, empty_tray
 
+    if photo.empty is not None:
+        return calibrate(load_image(photo.empty))
     assert photo.tray is not None
     return calibrate(empty_tray(Tray(**photo.tray), np.random.default_rng(seed)))
 

@@ -151,14 +151,17 @@ class DiceFinder:
         self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self.input_name = self.session.get_inputs()[0].name
 
-    def maps(self, frame: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        """The raw maps (heatmap, size, offset) of one frame and its letterbox scale."""
-        image, scale = letterbox(frame, self.input_size, self.multiple)
+    def maps(
+        self, frame: np.ndarray, long_side: int | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        """The raw maps (heatmap, size, offset) of one frame and its letterbox scale;
+        ``long_side`` overrides the card's input size (the net is fully convolutional)."""
+        image, scale = letterbox(frame, long_side or self.input_size, self.multiple)
         heatmap, size, offset = self.session.run(None, {self.input_name: to_tensor(image)})
         return heatmap[0, 0], size[0], offset[0], scale
 
-    def find(self, frame: np.ndarray) -> list[tuple[Box, float]]:
-        heatmap, size, offset, scale = self.maps(frame)
+    def find(self, frame: np.ndarray, long_side: int | None = None) -> list[tuple[Box, float]]:
+        heatmap, size, offset, scale = self.maps(frame, long_side)
         height, width = frame.shape[:2]
         return decode(
             heatmap,

@@ -8,6 +8,10 @@ Layout::
     out/images/000000.png     the photo (BGR)
     out/masks/000000.png      0 background, i + 1 = visible pixels of die i
     out/labels/000000.json    written last: its presence means the scene is complete
+    out/empty/000000.png      (Blender scenes) the same tray without its dice
+
+The ``engine`` draws the scenes: by default this package's fast generator; ``models.blender``
+gives one that renders photoreal scenes with Cycles (the optional extra ``render``).
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import dataclasses
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -27,7 +32,33 @@ from models.synth.layout import random_scene
 
 GENERATOR = "yamscope models.synth"
 #: the settings that must match for a run to add to an existing folder
-SETTINGS = ("generator", "version", "seed", "size", "kinds", "impossible")
+SETTINGS = ("generator", "version", "seed", "size", "kinds", "impossible", "samples")
+
+#: (rng, size, kinds, impossible) -> (pictures by subfolder, labels)
+Draw = Callable[
+    [np.random.Generator, tuple[int, int], tuple[str, ...], bool],
+    tuple[dict[str, np.ndarray], dict],
+]
+
+
+@dataclass(frozen=True)
+class Engine:
+    """What draws a folder's scenes, and the name and version its dataset.json records."""
+
+    generator: str
+    version: str
+    draw: Draw
+    samples: int | None = None  # a renderer's samples a pixel (recorded: they change pixels)
+
+
+def draw_numpy(
+    rng: np.random.Generator, size: tuple[int, int], kinds: tuple[str, ...], impossible: bool
+) -> tuple[dict[str, np.ndarray], dict]:
+    scene = random_scene(rng, size, kinds=kinds, impossible=impossible)
+    return {"images": scene.image, "masks": scene.masks}, scene_labels(scene)
+
+
+NUMPY = Engine(GENERATOR, VERSION, draw_numpy)
 
 
 class DatasetError(ValueError):
@@ -81,6 +112,7 @@ def write_dataset(
     kinds: Sequence[str] = ("d10",),
     impossible: bool = False,
     progress: bool = True,
+    engine: Engine | None = None,
 ) -> dict:
     """Draw scenes 0..n-1 into ``out``, skipping those already complete. Returns
     ``{"out", "written", "skipped", "n"}``. Raises DatasetError when ``out`` holds a dataset
@@ -88,15 +120,17 @@ def write_dataset(
     out = Path(out)
     kinds = list(dict.fromkeys(kinds))
     _check(n, size, kinds)
+    engine = engine or NUMPY
     if out.exists() and not out.is_dir():
         raise DatasetError(f"{out} is a file, not a folder")
     meta = {
-        "generator": GENERATOR,
-        "version": VERSION,
+        "generator": engine.generator,
+        "version": engine.version,
         "seed": int(seed),
         "size": [int(size[0]), int(size[1])],
         "kinds": kinds,
         "impossible": bool(impossible),
+        "samples": engine.samples,
         "n": int(n),
     }
     meta_path = out / "dataset.json"
@@ -127,17 +161,17 @@ def write_dataset(
                 skipped += 1
                 bar.update(1)
                 continue
-            scene = random_scene(
-                np.random.default_rng([int(seed), i]),
-                (int(size[0]), int(size[1])),
-                kinds=tuple(kinds),
-                impossible=impossible,
-            )
-            for sub, pixels in (("images", scene.image), ("masks", scene.masks)):
+            rng = np.random.default_rng([int(seed), i])
+            shape = (int(size[0]), int(size[1]))
+            pictures, labels = engine.draw(rng, shape, tuple(kinds), impossible)
+            labels = {"index": i, **labels}
+            for sub in pictures.keys() - {"images", "masks"}:  # e.g. Blender's empty tray
+                labels[sub] = f"{sub}/{i:06d}.png"
+            for sub, pixels in pictures.items():
                 path = out / sub / f"{i:06d}.png"
+                path.parent.mkdir(exist_ok=True)
                 if not cv2.imwrite(str(path), pixels):
                     raise OSError(f"could not write {path}")
-            labels = {"index": i, **scene_labels(scene)}
             _write_json(label_path, labels)
             written += 1
             bar.update(1)

@@ -1,0 +1,380 @@
+"""Photoreal tray scenes rendered by Blender's Cycles (``bpy``, the optional extra
+``render``): felt with grain and sheen, the tray's wooden wall, a sun and the sky's light,
+a camera above at a slight slant; d6 with painted pips and d10 with numerals (6 and 9
+underlined, "0" for ten), red or white, frosted or transparent (real refraction: the felt is
+seen through them), bevelled; some touching, some cocked. Labels are exact: each die's value
+is the face the solid was turned to show (``models.blender.geometry``), its mask the
+projection of its convex solid through the camera, nearer dice painted over farther ones.
+
+Each scene is drawn from one random generator, so a seed gives the same picture; Cycles'
+own noise has a fixed seed too.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from models.blender import geometry
+from models.synth.core import DieSpec
+
+#: die sizes in scene units: a d6's side is 1, a d10's ring radius this
+D10_SCALE = 0.8
+FELTS = (
+    (0.02, 0.18, 0.06),
+    (0.03, 0.08, 0.25),
+    (0.35, 0.03, 0.04),
+    (0.12, 0.12, 0.12),
+    (0.25, 0.2, 0.1),
+)  # fmt: skip  (green, blue, wine, grey, sand; linear RGB)
+BODY = {"red": (0.6, 0.02, 0.025), "white": (0.85, 0.85, 0.82)}
+INK = {"red": (0.9, 0.9, 0.85), "white": (0.01, 0.01, 0.012)}
+
+
+@dataclass
+class Setup:
+    """One scene's random choices, drawn before anything is built (see :func:`draw_setup`)."""
+
+    size: tuple[int, int]
+    felt: tuple[float, float, float]
+    felt_size: tuple[float, float]
+    camera_height: float
+    camera_tilt: tuple[float, float]
+    sun: tuple[float, float, float]  # elevation, azimuth (radians), strength
+    sun_softness: float
+    sky: float
+    dice: list[tuple[DieSpec, np.ndarray, np.ndarray]] = field(default_factory=list)
+    # each die: spec, rotation (3x3), position (x, y, z of its centre)
+
+
+def _solid(kind: str) -> geometry.Solid:
+    return geometry.d6() if kind == "d6" else geometry.d10()
+
+
+def _scale(kind: str) -> float:
+    return 1.0 if kind == "d6" else D10_SCALE
+
+
+def _radius(kind: str) -> float:
+    """The die's reach on the felt from its centre (its circumscribed circle, flat)."""
+    return 0.72 if kind == "d6" else D10_SCALE
+
+
+def draw_setup(
+    rng: np.random.Generator,
+    size: tuple[int, int],
+    specs: list[DieSpec],
+    touching: float = 0.3,
+) -> Setup:
+    """Felt, light, camera and a resting place for each die (cocked ones lean by the wall)."""
+    aspect = size[0] / size[1]
+    width = float(rng.uniform(14, 22))
+    felt_size = (width, width / aspect * 0.92)
+    elevation = math.radians(float(rng.uniform(35, 80)))
+    setup = Setup(
+        size=size,
+        felt=tuple(
+            float(c) * float(rng.uniform(0.7, 1.3)) for c in FELTS[rng.integers(len(FELTS))]
+        ),
+        felt_size=felt_size,
+        camera_height=float(rng.uniform(1.05, 1.25)) * width,
+        camera_tilt=(float(rng.normal(0, 0.03)), float(rng.normal(0, 0.03))),
+        sun=(elevation, float(rng.uniform(0, 2 * math.pi)), float(rng.uniform(2.0, 5.0))),
+        sun_softness=math.radians(float(rng.uniform(2, 25))),
+        sky=float(rng.uniform(0.2, 0.8)),
+    )
+    placed: list[tuple[float, float, float]] = []  # x, y, radius
+    half_w, half_h = felt_size[0] / 2, felt_size[1] / 2
+    for spec in specs:
+        solid, scale, reach = _solid(spec.kind), _scale(spec.kind), _radius(spec.kind)
+        turn = float(rng.uniform(0, 2 * math.pi))
+        for _ in range(200):
+            if spec.cocked:  # against a wall, leaning towards it
+                side = int(rng.integers(4))
+                along = float(rng.uniform(-0.7, 0.7))
+                walls = [
+                    (half_w - reach, along * half_h),
+                    (-half_w + reach, along * half_h),
+                    (along * half_w, half_h - reach),
+                    (along * half_w, -half_h + reach),
+                ]
+                x, y = walls[side]
+                lean_dir = [0.0, math.pi, math.pi / 2, -math.pi / 2][side]
+                tilt = math.radians(float(rng.uniform(18, 35)))
+            else:
+                x = float(rng.uniform(-half_w + reach, half_w - reach))
+                y = float(rng.uniform(-half_h + reach, half_h - reach))
+                tilt = lean_dir = 0.0
+                if placed and rng.random() < touching:  # beside the last die
+                    px, py, pr = placed[-1]
+                    a = float(rng.uniform(0, 2 * math.pi))
+                    gap = float(rng.uniform(0.0, 0.08))
+                    x, y = (
+                        px + (pr + reach + gap) * math.cos(a),
+                        py + (pr + reach + gap) * math.sin(a),
+                    )
+            inside = abs(x) <= half_w - reach * 0.9 and abs(y) <= half_h - reach * 0.9
+            free = all(math.hypot(x - px, y - py) >= pr + reach for px, py, pr in placed)
+            if inside and free:
+                break
+        else:
+            continue  # no room: the scene has one die less (labels say what is there)
+        rotation = geometry.showing(solid, spec.value, turn, tilt, lean_dir)
+        lowest = float((solid.vertices @ rotation.T)[:, 2].min()) * scale
+        setup.dice.append((spec, rotation, np.array([x, y, -lowest])))
+        placed.append((x, y, reach))
+    return setup
+
+
+# ----------------------------------------------------------------------------- Blender
+
+
+def _material(bpy, name: str, colour, roughness: float, transmission: float = 0.0):
+    material = bpy.data.materials.new(name)
+    material.use_nodes = True
+    bsdf = material.node_tree.nodes["Principled BSDF"]
+    bsdf.inputs["Base Color"].default_value = (*colour, 1.0)
+    bsdf.inputs["Roughness"].default_value = roughness
+    bsdf.inputs["Transmission Weight"].default_value = transmission
+    bsdf.inputs["IOR"].default_value = 1.5
+    return material, bsdf
+
+
+def _mesh(bpy, name: str, vertices, faces, material):
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata([tuple(map(float, v)) for v in vertices], [], [tuple(f) for f in faces])
+    mesh.update()
+    mesh.materials.append(material)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def _felt(bpy, setup: Setup) -> None:
+    material, bsdf = _material(bpy, "felt", setup.felt, 0.95)
+    bsdf.inputs["Sheen Weight"].default_value = 0.6
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = 180.0
+    bump = nodes.new("ShaderNodeBump")
+    bump.inputs["Strength"].default_value = 0.25
+    links.new(noise.outputs["Fac"], bump.inputs["Height"])
+    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    w, h = setup.felt_size[0] / 2 + 3, setup.felt_size[1] / 2 + 3
+    _mesh(bpy, "felt", [(-w, -h, 0), (w, -h, 0), (w, h, 0), (-w, h, 0)], [(0, 1, 2, 3)], material)
+    wood, _ = _material(bpy, "wall", (0.25, 0.12, 0.05), 0.6)
+    fw, fh, t, z = setup.felt_size[0] / 2, setup.felt_size[1] / 2, 1.5, 1.6
+    for x0, y0, x1, y1 in ((-fw - t, fh, fw + t, fh + t), (-fw - t, -fh - t, fw + t, -fh),
+                           (fw, -fh, fw + t, fh), (-fw - t, -fh, -fw, fh)):  # fmt: skip
+        corners = [(x0, y0, 0), (x1, y0, 0), (x1, y1, 0), (x0, y1, 0),
+                   (x0, y0, z), (x1, y0, z), (x1, y1, z), (x0, y1, z)]  # fmt: skip
+        box = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
+        _mesh(bpy, "wall", corners, box, wood)
+
+
+def _disc(radius: float, centre, right, up, normal, lift: float, sides: int = 16):
+    a = np.linspace(0, 2 * math.pi, sides, endpoint=False)
+    ring = [centre + normal * lift + radius * (math.cos(t) * right + math.sin(t) * up) for t in a]
+    return ring, [tuple(range(sides))]
+
+
+def _marks(bpy, die, solid: geometry.Solid, spec: DieSpec, ink) -> None:
+    """Pips or numerals on every face, as thin shapes just above it, parented to the die."""
+    from mathutils import Matrix
+
+    for f, value in enumerate(solid.values):
+        n, up, centre = solid.normal(f), solid.up[f], solid.centre(f)
+        right = np.cross(up, n)
+        if spec.kind == "d6":
+            vertices, faces = [], []
+            for px, py in geometry.PIPS[value]:
+                ring, poly = _disc(0.085, centre + px * right + py * up, right, up, n, 0.002)
+                faces += [tuple(i + len(vertices) for i in p) for p in poly]
+                vertices += ring
+            pips = _mesh(bpy, f"pips{value}", vertices, faces, ink)
+            pips.parent = die
+            continue
+        curve = bpy.data.curves.new(f"n{value}", type="FONT")
+        curve.body = "0" if value == 10 else str(value)
+        curve.size = 0.42
+        curve.align_x, curve.align_y = "CENTER", "CENTER"
+        curve.materials.append(ink)
+        text = bpy.data.objects.new(f"n{value}", curve)
+        bpy.context.scene.collection.objects.link(text)
+        # the face's frame: x right, y up (towards the apex), z out; the numeral sits a little
+        # towards the face's wide end
+        origin = centre - 0.12 * up + n * 0.002
+        frame = np.eye(4)
+        frame[:3, 0], frame[:3, 1], frame[:3, 2], frame[:3, 3] = right, up, n, origin
+        text.matrix_basis = Matrix(frame.tolist())
+        text.parent = die
+        if value in (6, 9):
+            bar_c = origin - 0.22 * up
+            bar = [bar_c + sx * 0.11 * right + sy * 0.02 * up + n * 0.0005
+                   for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]  # fmt: skip
+            underline = _mesh(bpy, f"u{value}", bar, [(0, 1, 2, 3)], ink)
+            underline.parent = die
+
+
+def _die(bpy, index: int, spec: DieSpec, rotation: np.ndarray, position: np.ndarray, rng):
+    from mathutils import Matrix
+
+    solid = _solid(spec.kind)
+    transparent = spec.finish == "transparent"
+    roughness = 0.03 if transparent else float(rng.uniform(0.35, 0.55))
+    # frosted: milky, light goes in and scatters; transparent: clear, the felt shows through
+    transmission = 1.0 if transparent else float(rng.uniform(0.2, 0.5))
+    body, bsdf = _material(bpy, f"body{index}", BODY[spec.colour], roughness, transmission)
+    if not transparent:
+        bsdf.inputs["Subsurface Weight"].default_value = 0.3
+    ink, _ = _material(bpy, f"ink{index}", INK[spec.colour], 0.5)
+    die = _mesh(bpy, f"die{index}", solid.vertices, solid.faces, body)
+    bevel = die.modifiers.new("bevel", "BEVEL")
+    bevel.width = 0.07 if spec.kind == "d6" else 0.04
+    bevel.segments = 3
+    _marks(bpy, die, solid, spec, ink)
+    scale = _scale(spec.kind)
+    pose = np.eye(4)
+    pose[:3, :3] = rotation * scale
+    pose[:3, 3] = position
+    die.matrix_world = Matrix(pose.tolist())
+    return die
+
+
+def _light_and_camera(bpy, setup: Setup):
+    scene = bpy.context.scene
+    world = bpy.data.worlds.new("sky")
+    world.use_nodes = True
+    world.node_tree.nodes["Background"].inputs["Strength"].default_value = setup.sky
+    scene.world = world
+    elevation, azimuth, strength = setup.sun
+    sun_data = bpy.data.lights.new("sun", type="SUN")
+    sun_data.energy = strength
+    sun_data.angle = setup.sun_softness
+    sun = bpy.data.objects.new("sun", sun_data)
+    sun.rotation_euler = (math.pi / 2 - elevation, 0.0, azimuth)
+    scene.collection.objects.link(sun)
+    camera_data = bpy.data.cameras.new("camera")
+    camera_data.lens = 35.0
+    camera_data.sensor_fit = "HORIZONTAL"
+    camera_data.sensor_width = 36.0
+    # the felt fills the frame's width at this height: 2 * atan(w / 2h) = fov
+    camera_data.lens = 36.0 * setup.camera_height / (setup.felt_size[0] + 1.5)
+    camera = bpy.data.objects.new("camera", camera_data)
+    camera.location = (0.0, 0.0, setup.camera_height)
+    camera.rotation_euler = (*setup.camera_tilt, 0.0)
+    scene.collection.objects.link(camera)
+    scene.camera = camera
+    return camera
+
+
+def _project(scene, camera, points: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """World points → pixel (x, y) and distance from the camera."""
+    from bpy_extras.object_utils import world_to_camera_view
+    from mathutils import Vector
+
+    out = []
+    for p in points:
+        v = world_to_camera_view(scene, camera, Vector(tuple(map(float, p))))
+        out.append((v.x * size[0], (1 - v.y) * size[1], v.z))
+    return np.array(out)
+
+
+@dataclass
+class Rendered:
+    image: np.ndarray  # BGR uint8
+    empty: np.ndarray  # the same tray without dice (what an appliance calibrates on)
+    masks: np.ndarray  # 0 background, i + 1 = visible pixels of die i
+    dice: list[tuple[DieSpec, tuple[int, int, int, int]]]
+
+
+def render_setup(setup: Setup, rng: np.random.Generator, samples: int = 16, threads: int = 0):
+    """Build the scene in Blender, render it with and without its dice, and draw the masks."""
+    import bpy
+
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.cycles.device = "CPU"
+    scene.cycles.samples = samples
+    scene.cycles.seed = int(rng.integers(1 << 30))
+    scene.cycles.use_denoising = True
+    scene.cycles.transmission_bounces = 8
+    scene.render.resolution_x, scene.render.resolution_y = setup.size
+    scene.render.resolution_percentage = 100
+    scene.render.image_settings.file_format = "PNG"
+    scene.view_settings.view_transform = "Standard"  # a camera's plain sRGB, not filmic
+    scene.view_settings.exposure = float(rng.uniform(-0.3, 0.5))
+    if threads:
+        scene.render.threads_mode = "FIXED"
+        scene.render.threads = threads
+    _felt(bpy, setup)
+    camera = _light_and_camera(bpy, setup)
+    objects = []
+    for i, (spec, rotation, position) in enumerate(setup.dice):
+        objects.append(_die(bpy, i, spec, rotation, position, rng))
+    with tempfile.TemporaryDirectory() as tmp:
+        image = _still(bpy, scene, Path(tmp) / "dice.png")
+        for die in objects:
+            for obj in (die, *die.children_recursive):
+                obj.hide_render = True
+        empty = _still(bpy, scene, Path(tmp) / "empty.png")
+    masks, dice = _masks(scene, camera, setup)
+    return Rendered(image, empty, masks, dice)
+
+
+def _still(bpy, scene, path: Path) -> np.ndarray:
+    scene.render.filepath = str(path)
+    with _quiet_stdout():  # Cycles prints a line per tile and sample to stdout
+        bpy.ops.render.render(write_still=True)
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise OSError(f"Blender wrote no image at {path}")
+    return image
+
+
+@contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    sys.stdout.flush()
+    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+
+
+def _masks(scene, camera, setup: Setup):
+    """Each die's silhouette (the hull of its projected solid), far ones painted first."""
+    width, height = setup.size
+    shapes = []
+    for i, (spec, rotation, position) in enumerate(setup.dice):
+        solid = _solid(spec.kind)
+        world = solid.vertices @ (rotation * _scale(spec.kind)).T + position
+        projected = _project(scene, camera, world, setup.size)
+        hull = cv2.convexHull(np.round(projected[:, :2]).astype(np.int32))
+        shapes.append((float(projected[:, 2].mean()), i, hull))
+    masks = np.zeros((height, width), np.uint8)
+    for _, i, hull in sorted(shapes, reverse=True):
+        cv2.fillConvexPoly(masks, hull, i + 1)
+    dice = []
+    for i, (spec, _, _) in enumerate(setup.dice):
+        ys, xs = np.nonzero(masks == i + 1)
+        box = (
+            (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1)
+            if len(xs)
+            else (0, 0, 0, 0)
+        )
+        dice.append((spec, box))
+    return masks, dice

@@ -1,0 +1,86 @@
+"""The Blender scenes' geometry and layout, without Blender: the solids are real dice, the
+rotation puts the labelled value on top, the dice rest on the felt without overlapping, and
+asking for the Blender engine without bpy is one clear error."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models.blender import geometry
+from models.blender.scene import _radius, _scale, _solid, draw_setup
+from models.synth.layout import random_specs
+
+
+@pytest.mark.parametrize(("solid", "total"), [(geometry.d10(), 11), (geometry.d6(), 7)])
+def test_the_solids_are_real_dice(solid: geometry.Solid, total: int) -> None:
+    faces = len(solid.faces)
+    assert sorted(solid.values) == list(range(1, faces + 1))
+    for f in range(faces):
+        corners = solid.vertices[list(solid.faces[f])]
+        n = solid.normal(f)
+        assert np.abs((corners - corners[0]) @ n).max() < 1e-9  # flat
+        assert n @ solid.centre(f) > 0  # facing out
+        assert abs(solid.up[f] @ n) < 1e-9 and abs(np.linalg.norm(solid.up[f]) - 1) < 1e-9
+        opposite = min(range(faces), key=lambda g, n=n: float(solid.normal(g) @ n))
+        assert solid.normal(opposite) @ n == pytest.approx(-1)  # parallel: rests face up
+        assert solid.values[f] + solid.values[opposite] == total
+
+
+@pytest.mark.parametrize("solid", [geometry.d10(), geometry.d6()])
+def test_showing_puts_the_value_on_top(solid: geometry.Solid) -> None:
+    for value in solid.values:
+        for turn in (0.0, 1.3, 4.0):
+            rotation = geometry.showing(solid, value, turn)
+            assert np.allclose(rotation @ rotation.T, np.eye(3))
+            assert np.linalg.det(rotation) == pytest.approx(1)
+            up = rotation @ solid.normal(solid.face_of(value))
+            assert up == pytest.approx([0, 0, 1], abs=1e-9)
+            assert geometry.top_value(solid, rotation) == value
+        tilted = geometry.showing(solid, value, 0.5, tilt=math.radians(25), tilt_dir=1.0)
+        lean = math.degrees(math.acos((tilted @ solid.normal(solid.face_of(value)))[2]))
+        assert lean == pytest.approx(25)
+
+
+def test_rotation_between_opposite_vectors() -> None:
+    a = np.array([0.0, 0.0, 1.0])
+    assert geometry.rotation_between(a, -a) @ a == pytest.approx(-a)
+
+
+def test_the_dice_rest_on_the_felt_apart() -> None:
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        specs = random_specs(rng, 10, ("d6", "d10"), cocked=0.2)
+        setup = draw_setup(rng, (640, 480), specs)
+        assert 1 <= len(setup.dice) <= 10
+        half_w, half_h = setup.felt_size[0] / 2, setup.felt_size[1] / 2
+        for spec, rotation, position in setup.dice:
+            solid = _solid(spec.kind)
+            world = solid.vertices @ (rotation * _scale(spec.kind)).T + position
+            assert world[:, 2].min() == pytest.approx(0, abs=1e-9)  # lying on the felt
+            assert np.abs(world[:, 0]).max() <= half_w + 0.3
+            assert np.abs(world[:, 1]).max() <= half_h + 0.3
+            face_up = rotation @ solid.normal(solid.face_of(spec.value))
+            assert (face_up[2] < 0.96) == spec.cocked  # a cocked die leans, the others not
+        for i, (a, _, pa) in enumerate(setup.dice):
+            for b, _, pb in setup.dice[i + 1 :]:
+                apart = math.hypot(*(pa[:2] - pb[:2]))
+                assert apart >= _radius(a.kind) + _radius(b.kind) - 1e-9
+
+
+def test_render_with_blender_without_bpy_is_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from device.cli import main
+
+    monkeypatch.setitem(sys.modules, "bpy", None)  # as on a machine without the extra
+    out = tmp_path / "blender"
+    code = main(["render", "--engine", "blender", "--n", "1", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1 and "pip install -e '.[render]'" in err
+    assert not out.exists()
