@@ -163,3 +163,13 @@ def test_a_corrupt_or_missing_detector_is_a_bad_model(tmp_path: Path) -> None:
         Recogniser(finder_model=corrupt)
     with pytest.raises(BadModelError, match="missing"):
         load_finder(tmp_path / "absent.onnx")
+
+
+def test_the_detector_sees_a_calibrated_tray_with_dice_of_a_size_it_knows() -> None:
+    import dataclasses
+
+    from vision.recognise import detector_side
+
+    calibration = calibrate(felt(seed=7))  # 320x240
+    sides = {d: detector_side(dataclasses.replace(calibration, die_side=d)) for d in (10, 20, 40)}
+    assert sides == {10: 512, 20: 384, 40: 256}  # 24 px a die, within 256..512, by 32
