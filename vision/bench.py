@@ -21,7 +21,13 @@ from vision.colour import look
 from vision.faces import FaceReader
 from vision.pips import count_pips
 from vision.reading import Kind
-from vision.recognise import default_finder, default_reader, find_dice, recognise
+from vision.recognise import (
+    default_finder,
+    default_reader,
+    detector_side,
+    find_dice,
+    recognise,
+)
 from vision.settle import settle_benchmark
 
 REPEATS = 30
@@ -62,10 +68,12 @@ def stage_timings(
     """Each stage of reading ``frame``, and the number of dice found in it."""
     reader = reader or default_reader()
     finder = default_finder()
+    height, width = frame.shape[:2]
+    side = detector_side(calibration.for_size(width, height)) if calibration else None
     found = find_dice(frame, calibration, finder)
     boxes = [b.box for b in found.blobs]
     out = [
-        Timing("detector", *timed(lambda: finder.find(frame), repeats)),
+        Timing("detector", *timed(lambda: finder.find(frame, side), repeats)),
         Timing(
             "finding dice (detector + masks)",
             *timed(lambda: find_dice(frame, calibration, finder), repeats),
