@@ -15,7 +15,7 @@ from models.blender.scene import Rendered, draw_setup, render_setup
 from models.synth.dataset import Engine
 from models.synth.layout import random_specs
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"  # 1.1: glare lamp, sensor noise, blur
 GENERATOR = "yamscope models.blender"
 
 

@@ -1,10 +1,12 @@
 """Photoreal tray scenes rendered by Blender's Cycles (``bpy``, the optional extra
 ``render``): felt with grain and sheen, the tray's wooden wall, a sun and the sky's light,
-a camera above at a slight slant; d6 with painted pips and d10 with numerals (6 and 9
-underlined, "0" for ten), red or white, frosted or transparent (real refraction: the felt is
-seen through them), bevelled; some touching, some cocked. Labels are exact: each die's value
-is the face the solid was turned to show (``models.blender.geometry``), its mask the
-projection of its convex solid through the camera, nearer dice painted over farther ones.
+sometimes a lamp near the camera (glare on glossy dice), a camera above at a slight slant,
+exposure, sensor noise and now and then a soft focus; d6 with painted pips and d10 with
+numerals (6 and 9 underlined, "0" for ten), red or white, frosted or transparent (real
+refraction: the felt is seen through them), bevelled; some touching, some cocked. Labels
+are exact: each die's value is the face the solid was turned to show
+(``models.blender.geometry``), its mask the projection of its convex solid through the
+camera, nearer dice painted over farther ones.
 
 Each scene is drawn from one random generator, so a seed gives the same picture; Cycles'
 own noise has a fixed seed too.
@@ -52,6 +54,9 @@ class Setup:
     sun: tuple[float, float, float]  # elevation, azimuth (radians), strength
     sun_softness: float
     sky: float
+    lamp: tuple[float, float, float] | None  # a lamp near the camera (x, y, watts): glare
+    noise: float  # sensor noise, standard deviation in 0..255 levels
+    blur: float  # a slightly soft lens or a shaken table: Gaussian sigma in pixels
     dice: list[tuple[DieSpec, np.ndarray, np.ndarray]] = field(default_factory=list)
     # each die: spec, rotation (3x3), position (x, y, z of its centre)
 
@@ -91,6 +96,17 @@ def draw_setup(
         sun=(elevation, float(rng.uniform(0, 2 * math.pi)), float(rng.uniform(2.0, 5.0))),
         sun_softness=math.radians(float(rng.uniform(2, 25))),
         sky=float(rng.uniform(0.2, 0.8)),
+        lamp=(
+            (
+                float(rng.uniform(-0.3, 0.3)) * width,
+                float(rng.uniform(-0.3, 0.3)) * width,
+                float(rng.uniform(3e3, 1.2e4)),
+            )
+            if rng.random() < 0.4
+            else None
+        ),
+        noise=float(rng.uniform(0.5, 5.0)),
+        blur=float(rng.uniform(0.6, 1.4)) if rng.random() < 0.25 else 0.0,
     )
     placed: list[tuple[float, float, float]] = []  # x, y, radius
     half_w, half_h = felt_size[0] / 2, felt_size[1] / 2
@@ -263,6 +279,14 @@ def _light_and_camera(bpy, setup: Setup):
     sun = bpy.data.objects.new("sun", sun_data)
     sun.rotation_euler = (math.pi / 2 - elevation, 0.0, azimuth)
     scene.collection.objects.link(sun)
+    if setup.lamp is not None:
+        x, y, watts = setup.lamp
+        lamp_data = bpy.data.lights.new("lamp", type="POINT")
+        lamp_data.energy = watts
+        lamp_data.shadow_soft_size = 0.5
+        lamp = bpy.data.objects.new("lamp", lamp_data)
+        lamp.location = (x, y, setup.camera_height * 0.8)
+        scene.collection.objects.link(lamp)
     camera_data = bpy.data.cameras.new("camera")
     camera_data.lens = 35.0
     camera_data.sensor_fit = "HORIZONTAL"
@@ -329,7 +353,16 @@ def render_setup(setup: Setup, rng: np.random.Generator, samples: int = 16, thre
                 obj.hide_render = True
         empty = _still(bpy, scene, Path(tmp) / "empty.png")
     masks, dice = _masks(scene, camera, setup)
-    return Rendered(image, empty, masks, dice)
+    return Rendered(_sensor(image, setup, rng), _sensor(empty, setup, rng), masks, dice)
+
+
+def _sensor(image: np.ndarray, setup: Setup, rng: np.random.Generator) -> np.ndarray:
+    """What a small camera adds: softness now and then, and noise (its own each frame)."""
+    out = image.astype(np.float32)
+    if setup.blur:
+        out = cv2.GaussianBlur(out, (0, 0), setup.blur)
+    out += rng.normal(0.0, setup.noise, out.shape[:2])[..., None].astype(np.float32)
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def _still(bpy, scene, path: Path) -> np.ndarray:
