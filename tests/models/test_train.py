@@ -9,6 +9,7 @@ than a few steps on a few dozen crops.
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import cv2
@@ -240,3 +241,22 @@ def test_cli_fine_tunes_from_a_corrections_folder(
     assert set(summary["history"][0]) >= {"corrections", "synth_valid"}
     assert load_model(out / "best.pt") is not None
     assert cli(args) == 2  # fine-tuning needs the weights it starts from
+
+
+def test_the_budget_ends_a_run_by_steps_or_by_time() -> None:
+    import time
+
+    from models.train import Budget, _schedule
+
+    steps = Budget(100)
+    assert steps.progress(50) == 0.5 and not steps.spent()
+    factor = _schedule(steps)
+    assert factor(0) < factor(10)  # warming up
+    assert factor(50) == pytest.approx(
+        0.5 * (1 + math.cos(math.pi * (0.5 - 1 / 33) / (1 - 1 / 33)))
+    )
+    assert factor(100) == pytest.approx(0.0)
+    clock = Budget(100, minutes=0.001)  # 60 ms
+    time.sleep(0.07)
+    assert clock.spent() and clock.progress(1) == 1.0
+    assert _schedule(clock)(1) == pytest.approx(0.0)  # the time is up: no more learning
