@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from models.blender.scene import Rendered, draw_setup, render_setup
-from models.synth.dataset import Engine
+from models.synth.dataset import Engine, die_label
 from models.synth.layout import random_specs
 
 VERSION = "1.1.0"  # 1.1: glare lamp, sensor noise, blur
@@ -36,20 +36,7 @@ def random_render(
 def labels(rendered: Rendered, size: tuple[int, int]) -> dict:
     """The JSON labels of a rendered scene (its empty tray's photo is named beside them by
     the dataset writer: there is no drawn tray to rebuild)."""
-    return {
-        "size": list(size),
-        "dice": [
-            {
-                "kind": spec.kind,
-                "value": spec.value,
-                "colour": spec.colour,
-                "finish": spec.finish,
-                "cocked": spec.cocked,
-                "box": list(box),
-            }
-            for spec, box in rendered.dice
-        ],
-    }
+    return {"size": list(size), "dice": [die_label(spec, box) for spec, box in rendered.dice]}
 
 
 def engine(samples: int = 16) -> Engine:

@@ -27,7 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.synth.core import KINDS, VERSION, Scene
+from models.synth.core import KINDS, VERSION, DieSpec, Scene
 from models.synth.layout import random_scene
 
 GENERATOR = "yamscope models.synth"
@@ -72,23 +72,25 @@ def _write_json(path: Path, data: dict, indent: int | None = None) -> None:
     os.replace(tmp, path)
 
 
+def die_label(spec: DieSpec, box: Sequence[int]) -> dict:
+    """One die's labels: what it is and shows, and its box (x0, y0, x1, y1)."""
+    return {
+        "kind": spec.kind,
+        "value": spec.value,
+        "colour": spec.colour,
+        "finish": spec.finish,
+        "cocked": spec.cocked,
+        "box": list(box),
+    }
+
+
 def scene_labels(scene: Scene) -> dict:
     """The JSON labels of a scene."""
-    tray = dataclasses.asdict(scene.tray)
     return {
         "size": list(scene.tray.size),
-        "tray": tray,
+        "tray": dataclasses.asdict(scene.tray),
         "dice": [
-            {
-                "kind": d.spec.kind,
-                "value": d.spec.value,
-                "colour": d.spec.colour,
-                "finish": d.spec.finish,
-                "cocked": d.spec.cocked,
-                "box": list(d.box),
-                "pose": dataclasses.asdict(d.pose),
-            }
-            for d in scene.dice
+            die_label(d.spec, d.box) | {"pose": dataclasses.asdict(d.pose)} for d in scene.dice
         ],
     }
 
