@@ -27,6 +27,10 @@ DEFAULT_MODEL = MODELS / "dieface.onnx"
 # otherwise with a numeric ``input.crop_scale``.
 CROP_SCALE = 1.20
 ATTRIBUTES = ("kind", "value", "colour", "finish", "cocked")
+# A die whose value the model gives less than this is read four ways (see read_crops):
+# model 2.1 on Rune55's test crops 92.5 % → 93.8 % right (27 % of them read again), on
+# synthetic held-out crops 99.11 % → 99.29 % (8 % read again).
+SECOND_LOOK_BELOW = 0.9
 
 
 @dataclass(frozen=True)
@@ -183,15 +187,30 @@ class FaceReader:
         x = x[:, None] if x.ndim == 3 else x.transpose(0, 3, 1, 2)
         return np.ascontiguousarray((x - self.card.mean) / self.card.std)
 
-    def read_crops(self, crops: np.ndarray) -> list[dict[str, Guess]]:
-        """Every head's guess for each crop, in one run of the model."""
-        if len(crops) == 0:
-            return []
+    def probabilities(self, crops: np.ndarray) -> list[np.ndarray]:
+        """Each head's class probabilities (N, classes) for the crops, in one model run."""
         names = [h.output for h in self.card.heads]
         results = self.session.run(names, {self.card.input_name: self.to_input(crops)})
+        return [softmax(np.asarray(logits, np.float64)) for logits in results]
+
+    def read_crops(self, crops: np.ndarray) -> list[dict[str, Guess]]:
+        """Every head's guess for each crop, in one run of the model; the crops whose value
+        is read less surely than ``SECOND_LOOK_BELOW`` are read again turned by a quarter, a
+        half and three quarters, and the four readings averaged (the model learned dice at
+        every angle, so each turn is another honest look)."""
+        if len(crops) == 0:
+            return []
+        heads = self.probabilities(crops)
+        value = next(i for i, h in enumerate(self.card.heads) if h.attribute == "value")
+        doubtful = np.flatnonzero(heads[value].max(axis=1) < SECOND_LOOK_BELOW)
+        if len(doubtful):
+            turned = np.concatenate([np.rot90(crops[doubtful], k, axes=(1, 2)) for k in (1, 2, 3)])
+            again = self.probabilities(np.ascontiguousarray(turned))
+            for probs, more in zip(heads, again, strict=True):
+                looks = more.reshape(3, len(doubtful), -1)
+                probs[doubtful] = (probs[doubtful] + looks.sum(axis=0)) / 4
         per_die: list[dict[str, Guess]] = [{} for _ in crops]
-        for head, logits in zip(self.card.heads, results, strict=True):
-            probs = softmax(np.asarray(logits, np.float64))
+        for head, probs in zip(self.card.heads, heads, strict=True):
             for guesses, p in zip(per_die, probs, strict=True):
                 best = int(p.argmax())
                 guesses[head.attribute] = Guess(

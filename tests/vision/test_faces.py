@@ -153,3 +153,21 @@ def test_a_bgr_model_with_several_heads_is_read_from_its_card(tmp_path: Path) ->
         g["kind"].label in ("d6", "d10") and g["value"].label in range(1, 11) for g in guesses
     )
     assert all(len(g["value"].probabilities) == 10 for g in guesses)
+
+
+def test_a_doubtful_die_is_read_four_ways_and_a_sure_one_once(reader: FaceReader) -> None:
+    from vision.faces import SECOND_LOOK_BELOW
+
+    image = felt(seed=3)
+    box = draw_die(image, 5, 60, 60)
+    sure = reader.crops(image, [box])[0]
+    noise = np.random.default_rng(0).integers(0, 255, sure.shape, np.uint8)  # no die at all
+    crops = np.stack([sure, noise])
+    once = reader.probabilities(crops)
+    values = [h.attribute for h in reader.card.heads].index("value")
+    assert once[values][0].max() >= SECOND_LOOK_BELOW > once[values][1].max()
+    turned = [reader.probabilities(np.rot90(noise[None], k, axes=(1, 2)).copy()) for k in range(4)]
+    guesses = reader.read_crops(crops)
+    assert guesses[0]["value"].probabilities == pytest.approx(tuple(once[values][0]))
+    four_ways = np.mean([t[values][0] for t in turned], axis=0)
+    assert guesses[1]["value"].probabilities == pytest.approx(tuple(four_ways))
