@@ -14,7 +14,10 @@ git-ignored ``data/detector/``:
 Each epoch is ``--steps`` batches, half photos and half synthetic, augmented (90° turns, flips,
 scale and shift, brightness/contrast/colour, grey, blur, noise). After each epoch the model is
 checked on the validation sets (F1 at IoU 0.5) and ``last.pt`` / ``best.pt`` are written to
-``data/runs/detector/``; a new run resumes from ``last.pt``.
+``data/runs/detector/`` (``--out``); a new run resumes from ``last.pt``, or starts from another
+run's weights with ``--weights``. On a GPU: ``--device cuda --workers N`` (N processes draw
+the augmented batches) and ``--minutes M`` (the learning rate's cosine ends with the time);
+``models/gpu/run.sh`` is how 1.3 and 1.4 were trained.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import torch
 
 from models.detector_net import DiceNet, count_parameters, detector_loss, make_targets
 from models.photos import default_root, parse_labels, split_photos
+from models.train import cpu_weights
 from vision.detect import INPUT_SIZE, PAD_VALUE, decode, letterbox, to_tensor
 
 REPO = Path(__file__).resolve().parents[1]
@@ -348,10 +352,6 @@ def score_maps(maps: list[tuple], data: Set, threshold: float) -> dict[str, floa
 # ------------------------------------------------------------------------------- training
 
 
-def _on_cpu(model: DiceNet) -> dict[str, torch.Tensor]:
-    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
-
-
 def train(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
@@ -446,7 +446,7 @@ def train(args: argparse.Namespace) -> None:
             f"R {sp['recall']:.3f}  synth P {ss['precision']:.3f} R {ss['recall']:.3f}",
             flush=True,
         )
-        state = {"model": _on_cpu(model), "optimiser": optimiser.state_dict(), "epoch": epoch,
+        state = {"model": cpu_weights(model), "optimiser": optimiser.state_dict(), "epoch": epoch,
                  "best": max(best, f1), "history": history, "threshold": t_best}  # fmt: skip
         if f1 > best:
             best = f1

@@ -203,7 +203,7 @@ def _save(obj: dict[str, Any], path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _on_cpu(model: nn.Module) -> dict[str, torch.Tensor]:
+def cpu_weights(model: nn.Module) -> dict[str, torch.Tensor]:
     """The weights as CPU tensors: ``best.pt`` loads anywhere, a GPU run's too."""
     return {k: v.detach().cpu() for k, v in model.state_dict().items()}
 
@@ -355,7 +355,7 @@ def fit(
         print(f"epoch {epoch}: score {row['score']:.4f}; {shown}", file=sys.stderr)
         if row["score"] > best["score"]:
             best = {"epoch": epoch, "score": row["score"]}
-            _save({"model": _on_cpu(model), "epoch": epoch, "row": row}, out / "best.pt")
+            _save({"model": cpu_weights(model), "epoch": epoch, "row": row}, out / "best.pt")
         _save(
             {
                 "model": model.state_dict(),
