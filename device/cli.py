@@ -359,6 +359,18 @@ def cmd_serve(args: argparse.Namespace) -> int:
 # --- models: train and evaluate the die-face classifier (torch only for `train`) ---
 
 
+def _rendered_scenes(folder: Path) -> None:
+    """UsageError unless ``folder`` holds rendered scenes with full labels."""
+    from models.datasets import DatasetError, open_dataset
+
+    try:
+        dataset = open_dataset(folder)
+    except DatasetError as exc:
+        raise UsageError(f"--scenes: {exc}") from None
+    if dataset.format != "synthetic":
+        raise UsageError(f"--scenes: {folder} is not a folder of rendered scenes (yamscope render)")
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     """Train the die-face CNN on synthetic crops and Rune55, or fine-tune it on corrected
     crops (needs the `train` extra: torch)."""
@@ -390,9 +402,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     else:
         data = Path(args.data) if args.data else None
         weights = Path(args.weights) if args.weights else None
+        scenes = [Path(s) for s in args.scenes]
+        for folder in scenes:  # before hours of synthetic crops, not after
+            _rendered_scenes(folder)
         summary = train_dieface(
             Path(args.out), data, cfg, weights=weights, device=args.device,
-            minutes=args.minutes, **common,
+            minutes=args.minutes, scenes=scenes, **common,
         )  # fmt: skip
     best = summary["best"]
     print(
@@ -732,6 +747,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     trn.add_argument(
         "--weights", metavar="PT", help="start from this checkpoint (1.x ones too; best.pt)"
+    )
+    trn.add_argument(
+        "--scenes",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of rendered scenes (yamscope render --engine blender) whose dice are "
+        "trained on too, about a quarter of each epoch; repeat for more folders",
     )
     trn.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU")
     trn.add_argument(

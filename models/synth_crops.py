@@ -54,7 +54,7 @@ class CropSet:
 
 
 def jitter_box(
-    rng: np.random.Generator, box: tuple[int, int, int, int]
+    rng: np.random.Generator, box: tuple[float, float, float, float]
 ) -> tuple[float, float, float, float]:
     """The box as a segmentation might find it: each side scaled by 1 ± ``BOX_SCALE``, the
     centre moved by up to ± ``BOX_SHIFT`` of the longer side."""

@@ -35,6 +35,7 @@ from models.spec import MEAN, STD
 from models.synth_crops import CropSet
 
 UNKNOWN = -1
+SCENE_SHARE = 0.25  # the part of each epoch that rendered scenes' dice make, when given
 # the six orders of the B, G, R channels; index 0 keeps them
 _PERMUTATIONS = torch.tensor([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]])
 
@@ -395,6 +396,12 @@ def _synthetic(cfg: TrainConfig, workers: int, progress: bool) -> tuple[CropSet,
     return train, valid
 
 
+def share_repeats(base: CropSet, extra: CropSet, share: float = SCENE_SHARE) -> int:
+    """How many times ``extra`` is repeated beside ``base`` to make about ``share`` of the
+    whole (at least once; augmentation makes each repeat different)."""
+    return max(1, round(share * len(base) / ((1 - share) * max(1, len(extra)))))
+
+
 def train_dieface(
     out: Path,
     data: Path | None = None,
@@ -405,27 +412,44 @@ def train_dieface(
     weights: Path | None = None,
     device: str = "cpu",
     minutes: float = 0.0,
+    scenes: Sequence[Path] = (),
 ) -> dict[str, Any]:
     """Train on synthetic crops and Rune55's train split, from ``weights`` if given; score
     Rune55 valid (all, and sources unseen in train) and synthetic valid per epoch, pick the
-    epoch on Rune55 valid and synthetic valid together."""
+    epoch on Rune55 valid and synthetic valid together.
+
+    ``scenes``: folders of rendered scenes (Blender's) whose dice are cut into the training
+    set too, repeated to make about ``SCENE_SHARE`` of it (rendered dice are few and dear);
+    their held-out tenth is scored each epoch and counts in the pick."""
     from models.photos import load_splits, unseen_mask
+    from models.scene_crops import folders_crops
 
     cfg = cfg or TrainConfig()
     splits = load_splits(data, splits=("train", "valid"))
     rune_train, rune_valid = splits["train"], splits["valid"]
     unseen = rune_valid.subset(unseen_mask(rune_valid, rune_train))
     synth_train, synth_valid = _synthetic(cfg, workers, progress)
+    train = synth_crops.concat([synth_train, rune55_set(rune_train.images, rune_train.labels)])
+    valid = {
+        "rune55_valid": rune55_set(rune_valid.images, rune_valid.labels),
+        "rune55_valid_unseen": rune55_set(unseen.images, unseen.labels),
+        "synth_valid": synth_valid,
+    }
+    pick = ["rune55_valid", "synth_valid"]
+    if scenes:
+        scene_train, scene_valid = folders_crops(scenes, seed=cfg.seed, progress=progress)
+        if not len(scene_train):
+            raise ValueError(f"no dice in the scenes of {', '.join(map(str, scenes))}")
+        train = synth_crops.concat([train, *[scene_train] * share_repeats(train, scene_train)])
+        if len(scene_valid):
+            valid["scenes_valid"] = scene_valid
+            pick.append("scenes_valid")
     return fit(
-        synth_crops.concat([synth_train, rune55_set(rune_train.images, rune_train.labels)]),
-        {
-            "rune55_valid": rune55_set(rune_valid.images, rune_valid.labels),
-            "rune55_valid_unseen": rune55_set(unseen.images, unseen.labels),
-            "synth_valid": synth_valid,
-        },
+        train,
+        valid,
         out,
         cfg,
-        pick=("rune55_valid", "synth_valid"),
+        pick=pick,
         weights=weights,
         resume=resume,
         progress=progress,

@@ -35,6 +35,7 @@ from models.train import (
     latest_checkpoint,
     load_model,
     rune55_set,
+    share_repeats,
     train_step,
 )
 
@@ -210,6 +211,37 @@ def test_cli_train_then_resume_on_a_tiny_dataset(
     assert list(synth_cache.iterdir())  # the synthetic crops were cached
 
 
+def test_cli_train_adds_rendered_scenes_and_picks_on_their_held_out_tenth(
+    synthetic_rune55: Path, synth_cache: Path, tmp_path: Path
+) -> None:
+    from models.synth.dataset import write_dataset
+
+    scenes = tmp_path / "scenes"
+    write_dataset(scenes, 10, 5, size=(200, 150), kinds=("d6", "d10"), progress=False)
+    args = ["train", "--data", str(synthetic_rune55), "--threads", "1", "--synthetic", "2"]
+    args += ["--workers", "1", "--quiet", "--epochs", "1"]
+    assert cli([*args, "--out", str(tmp_path / "plain")]) == 0
+    assert cli([*args, "--out", str(tmp_path / "run"), "--scenes", str(scenes)]) == 0
+    plain = json.loads((tmp_path / "plain" / "summary.json").read_text(encoding="utf-8"))
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["train_crops"] > plain["train_crops"]
+    assert "scenes_valid" in summary["history"][0] and "scenes_valid" not in plain["history"][0]
+
+
+def test_cli_train_refuses_scenes_that_are_not_rendered_ones(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["train", "--out", str(tmp_path / "run"), "--quiet"]
+    assert cli([*args, "--scenes", str(tmp_path / "missing")]) == 2
+    assert "--scenes" in capsys.readouterr().err
+    (tmp_path / "yolo" / "images").mkdir(parents=True)
+    (tmp_path / "yolo" / "labels").mkdir()
+    (tmp_path / "yolo" / "images" / "a.jpg").write_bytes(b"")
+    assert cli([*args, "--scenes", str(tmp_path / "yolo")]) == 2
+    assert "not a folder of rendered scenes" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()  # refused before anything was trained
+
+
 def test_cli_fine_tunes_from_a_corrections_folder(
     synth_cache: Path, tmp_path: Path, few_synthetic: synth_crops.CropSet
 ) -> None:
@@ -260,3 +292,11 @@ def test_the_budget_ends_a_run_by_steps_or_by_time() -> None:
     time.sleep(0.07)
     assert clock.spent() and clock.progress(1) == 1.0
     assert _schedule(clock)(1) == pytest.approx(0.0)  # the time is up: no more learning
+
+
+def test_rendered_dice_make_about_a_quarter_of_an_epoch() -> None:
+    def crops(n: int) -> synth_crops.CropSet:
+        return synth_crops.CropSet(np.zeros((n, 1, 1, 3), np.uint8), {})
+
+    assert share_repeats(crops(3000), crops(100)) == 10  # 1000 of 4000
+    assert share_repeats(crops(300), crops(1000)) == 1  # never fewer than all of them

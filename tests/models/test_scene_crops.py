@@ -1,0 +1,71 @@
+"""Crops of rendered scene folders for training: every labelled die cut ``copies`` times with
+its labels, one scene in ten held apart, a cocked die's value unlabelled, wrong folders
+refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models import spec
+from models.datasets import DatasetError
+from models.scene_crops import UNKNOWN, VALID_EVERY, folder_crops, folders_crops
+from models.synth.dataset import write_dataset
+
+
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("scenes")
+    write_dataset(out, VALID_EVERY + 2, 11, size=(200, 150), kinds=("d6", "d10"), progress=False)
+    return out
+
+
+def labelled(folder: Path) -> list[list[dict]]:
+    return [
+        json.loads(p.read_text(encoding="utf-8"))["dice"]
+        for p in sorted((folder / "labels").glob("*.json"))
+    ]
+
+
+def test_every_die_is_cut_copies_times_with_its_labels(scenes: Path) -> None:
+    train, valid = folder_crops(scenes, copies=3, progress=False)
+    dice = labelled(scenes)
+    held = dice[VALID_EVERY - 1]
+    kept = [d for i, ds in enumerate(dice) if i != VALID_EVERY - 1 for d in ds]
+    assert len(valid) == 3 * len(held) and len(train) == 3 * len(kept)
+    assert train.images.shape[1:] == (spec.INPUT_SIZE, spec.INPUT_SIZE, 3)
+    for crops, truth in ((train, kept), (valid, held)):
+        want = np.repeat([spec.KINDS.index(d["kind"]) for d in truth], 3)
+        assert crops.labels["kind"].tolist() == want.tolist()
+        want = np.repeat([spec.COLOURS.index(d["colour"]) for d in truth], 3)
+        assert crops.labels["colour"].tolist() == want.tolist()
+        want = np.repeat([UNKNOWN if d["cocked"] else d["value"] - 1 for d in truth], 3)
+        assert crops.labels["value"].tolist() == want.tolist()
+
+
+def test_crops_are_jittered_and_differ_by_seed(scenes: Path) -> None:
+    first, _ = folder_crops(scenes, copies=2, progress=False)
+    again, _ = folder_crops(scenes, copies=2, progress=False)
+    other, _ = folder_crops(scenes, copies=2, seed=1, progress=False)
+    assert np.array_equal(first.images, again.images)  # deterministic by seed
+    assert not np.array_equal(first.images, other.images)
+    assert not np.array_equal(first.images[0], first.images[1])  # two views of one die
+
+
+def test_several_folders_add_up(scenes: Path) -> None:
+    one, _ = folder_crops(scenes, copies=1, progress=False)
+    two, _ = folders_crops([scenes, scenes], copies=1, progress=False)
+    assert len(two) == 2 * len(one)
+
+
+def test_a_yolo_folder_or_no_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    (tmp_path / "images" / "a.jpg").write_bytes(b"")
+    with pytest.raises(DatasetError, match="not a rendered scene folder"):
+        folder_crops(tmp_path, progress=False)
+    with pytest.raises(DatasetError, match="no such folder"):
+        folder_crops(tmp_path / "missing", progress=False)
