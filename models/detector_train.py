@@ -11,9 +11,11 @@ git-ignored ``data/detector/``:
   whole visible die. Training scenes use seeds from ``SYNTH_TRAIN_SEED``, validation from
   ``SYNTH_VALID_SEED``; the evaluation (``models.detector_eval``) uses ``SYNTH_TEST_SEED``.
 
-Each epoch is ``--steps`` batches, half photos and half synthetic, augmented (90° turns, flips,
-scale and shift, brightness/contrast/colour, grey, blur, noise). After each epoch the model is
-checked on the validation sets (F1 at IoU 0.5) and ``last.pt`` / ``best.pt`` are written to
+Each epoch is ``--steps`` batches, half photos and half synthetic (a quarter of the batch
+from rendered scene folders when ``--scenes`` names some: Blender's photoreal dice), augmented
+(90° turns, flips, scale and shift, brightness/contrast/colour, grey, blur, noise). After each
+epoch the model is checked on the validation sets (F1 at IoU 0.5; the rendered scenes' tenth
+too) and ``last.pt`` / ``best.pt`` are written to
 ``data/runs/detector/`` (``--out``); a new run resumes from ``last.pt``, or starts from another
 run's weights with ``--weights``. On a GPU: ``--device cuda --workers N`` (N processes draw
 the augmented batches) and ``--minutes M`` (the learning rate's cosine ends with the time);
@@ -48,6 +50,8 @@ KINDS = (("d6",), ("d10",), ("d6", "d10"))
 # (10-15 input pixels), and shrinking those further leaves a die two output cells wide
 PHOTO_SCALES = (0.5, 1.5)
 SYNTH_SCALES = (0.8, 2.0)
+SCENE_SCALES = (0.7, 1.5)  # rendered 640x480 scenes: dice ~21 input pixels, 15-31 zoomed
+SCENE_SHARE = 0.5  # of the synthetic half of a batch, when rendered scenes are given
 
 
 # ------------------------------------------------------------------------------------ data
@@ -150,6 +154,27 @@ def load_photos(split: str, root: Path | None = None, limit: int | None = None) 
             "names": data["names"][:limit],
         }
     return Set(data)
+
+
+def load_scenes(roots: list[Path], part: str) -> Set:
+    """The photos of rendered scene folders (``yamscope render``, Blender's) letterboxed as
+    the synthetic trays are, with their dice's boxes; ``part`` "valid" is the tenth that
+    ``models.scene_crops`` keeps apart, "train" the rest (not cached: a few hundred files)."""
+    from models.datasets import open_dataset
+    from models.scene_crops import VALID_EVERY
+
+    images, boxes, names = [], [], []
+    for root in roots:
+        dataset = open_dataset(root)
+        for index in range(len(dataset)):
+            if (index % VALID_EVERY == VALID_EVERY - 1) != (part == "valid"):
+                continue
+            photo = dataset.load(index)
+            image, scale = letterbox(photo.image)
+            images.append(square(image))
+            boxes.append(np.asarray([d.box for d in photo.dice], np.float32).reshape(-1, 4) * scale)
+            names.append(f"{root.name}/{photo.path.name}")
+    return Set(_pack(images, boxes, names))
 
 
 def load_synth(name: str, seed: int, count: int, workers: int = 1) -> Set:
@@ -257,12 +282,20 @@ def batch(
 
 
 def draw_batch(
-    photos: Set, synth: Set, size: int, crop_size: int, rng: np.random.Generator
+    photos: Set,
+    synth: Set,
+    size: int,
+    crop_size: int,
+    rng: np.random.Generator,
+    scenes: Set | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """One augmented training batch, half photos and half synthetic trays."""
+    """One augmented training batch, half photos and half synthetic trays, of which
+    ``SCENE_SHARE`` rendered scenes when there are some."""
     samples = []
     for i in range(size):
         data, scales = (photos, PHOTO_SCALES) if i % 2 == 0 else (synth, SYNTH_SCALES)
+        if i % 2 and scenes is not None and len(scenes) and rng.random() < SCENE_SHARE:
+            data, scales = scenes, SCENE_SCALES
         j = int(rng.integers(len(data)))
         sample = augment(data.images[j], data.boxes[j], rng, scales)
         samples.append(crop(*sample, crop_size, rng))
@@ -273,15 +306,17 @@ class Batches(torch.utils.data.IterableDataset):
     """Endless augmented batches for a DataLoader: each worker process draws its own, from a
     seed of its own, so a GPU is fed by several CPU cores."""
 
-    def __init__(self, photos: Set, synth: Set, size: int, crop_size: int, seed: int) -> None:
-        self.photos, self.synth = photos, synth
+    def __init__(
+        self, photos: Set, synth: Set, size: int, crop_size: int, seed: int, scenes: Set | None
+    ) -> None:
+        self.photos, self.synth, self.scenes = photos, synth, scenes
         self.size, self.crop_size, self.seed = size, crop_size, seed
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, info.id if info else 0])
         while True:
-            yield draw_batch(self.photos, self.synth, self.size, self.crop_size, rng)
+            yield draw_batch(self.photos, self.synth, self.size, self.crop_size, rng, self.scenes)
 
 
 # -------------------------------------------------------------------------------- metrics
@@ -360,8 +395,12 @@ def train(args: argparse.Namespace) -> None:
     synth = load_synth("train", SYNTH_TRAIN_SEED, args.synth, args.workers)
     valid_photos = load_photos("valid", limit=args.valid_photos)
     valid_synth = load_synth("valid", SYNTH_VALID_SEED, args.valid_synth, args.workers)
-    print(f"train: {len(photos)} photos, {len(synth)} synthetic; valid: {len(valid_photos)} "
-          f"photos, {len(valid_synth)} synthetic")  # fmt: skip
+    roots = [Path(r) for r in args.scenes]
+    scenes = load_scenes(roots, "train") if roots else None
+    valid_scenes = load_scenes(roots, "valid") if roots else None
+    print(f"train: {len(photos)} photos, {len(synth)} synthetic, {len(scenes or ())} rendered; "
+          f"valid: {len(valid_photos)} photos, {len(valid_synth)} synthetic, "
+          f"{len(valid_scenes or ())} rendered")  # fmt: skip
     model = DiceNet()
     print(f"parameters: {count_parameters(model)}")
     run_dir = Path(args.out)
@@ -392,7 +431,7 @@ def train(args: argparse.Namespace) -> None:
         spent = (time.monotonic() - started) / (args.minutes * 60) if args.minutes else 0.0
         return min(1.0, max(done / total_steps, spent))
 
-    stream = Batches(photos, synth, args.batch, args.crop, seed=1000 + epoch)
+    stream = Batches(photos, synth, args.batch, args.crop, seed=1000 + epoch, scenes=scenes)
     batches = iter(
         torch.utils.data.DataLoader(
             stream, batch_size=None, num_workers=args.workers, pin_memory=device.type == "cuda",
@@ -428,24 +467,26 @@ def train(args: argparse.Namespace) -> None:
             if progress(done + 1) >= 1.0:
                 break  # the time is up: check and save what was learned
         epoch += 1
-        maps_p = predict_set(model, valid_photos)
-        maps_s = predict_set(model, valid_synth)
-        scores = {}
-        for t in (0.2, 0.3, 0.4, 0.5):
-            scores[t] = (score_maps(maps_p, valid_photos, t), score_maps(maps_s, valid_synth, t))
-        t_best = max(scores, key=lambda t: scores[t][0]["f1"] + scores[t][1]["f1"])
-        sp, ss = scores[t_best]
-        f1 = (sp["f1"] + ss["f1"]) / 2
+        checks = {"photos": valid_photos, "synth": valid_synth}
+        if valid_scenes is not None and len(valid_scenes):
+            checks["rendered"] = valid_scenes
+        maps = {name: predict_set(model, data) for name, data in checks.items()}
+        scores = {
+            t: {name: score_maps(maps[name], data, t) for name, data in checks.items()}
+            for t in (0.2, 0.3, 0.4, 0.5)
+        }
+        t_best = max(scores, key=lambda t: sum(s["f1"] for s in scores[t].values()))
+        f1 = float(np.mean([s["f1"] for s in scores[t_best].values()]))
         record = {
             "epoch": epoch, "loss": float(np.mean(losses)), "threshold": t_best,
-            "photos": sp, "synth": ss, "f1": f1, "minutes": (time.monotonic() - started) / 60,
+            **scores[t_best], "f1": f1, "minutes": (time.monotonic() - started) / 60,
         }  # fmt: skip
         history.append(record)
-        print(
-            f"epoch {epoch}: loss {record['loss']:.3f}  t={t_best}  photos P {sp['precision']:.3f} "
-            f"R {sp['recall']:.3f}  synth P {ss['precision']:.3f} R {ss['recall']:.3f}",
-            flush=True,
+        shown = "  ".join(
+            f"{name} P {s['precision']:.3f} R {s['recall']:.3f}"
+            for name, s in scores[t_best].items()
         )
+        print(f"epoch {epoch}: loss {record['loss']:.3f}  t={t_best}  {shown}", flush=True)
         state = {"model": cpu_weights(model), "optimiser": optimiser.state_dict(), "epoch": epoch,
                  "best": max(best, f1), "history": history, "threshold": t_best}  # fmt: skip
         if f1 > best:
@@ -473,6 +514,14 @@ def main(argv: list[str] | None = None) -> None:
         type=int,
         default=0,
         help="processes drawing batches and synthetic scenes (0: inline)",
+    )
+    parser.add_argument(
+        "--scenes",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of rendered scenes (yamscope render --engine blender): a quarter of "
+        "each batch, its held-out tenth checked each epoch; repeat for more folders",
     )
     parser.add_argument("--out", default=str(RUN_DIR), help="run folder (last.pt, best.pt)")
     parser.add_argument("--weights", help="start from this checkpoint's weights (new schedule)")

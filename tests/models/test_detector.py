@@ -132,3 +132,25 @@ def test_shipped_model_finds_most_dice_in_synthetic_scenes():
 @needs_rune55
 def test_shipped_model_finds_most_dice_in_rune55_test_photos():
     assert found_fraction_rune55() >= 0.5
+
+
+def test_rendered_scenes_are_letterboxed_split_and_drawn_into_batches(tmp_path: Path):
+    from models.detector_train import Set, _pack, draw_batch, load_scenes
+    from models.scene_crops import VALID_EVERY
+    from models.synth.dataset import write_dataset
+
+    folder = tmp_path / "scenes"
+    write_dataset(folder, VALID_EVERY + 1, 3, size=(320, 240), kinds=("d6",), progress=False)
+    train, valid = load_scenes([folder], "train"), load_scenes([folder], "valid")
+    assert len(train) == VALID_EVERY and len(valid) == 1  # one in ten held out
+    assert valid.names[0].endswith(f"{VALID_EVERY - 1:06d}.png")
+    assert train.images.shape[1:] == (256, 256, 3)
+    boxes = np.concatenate(train.boxes)
+    assert len(boxes) and boxes.min() >= 0 and boxes[:, 2:].max() <= 256
+    assert boxes[:, 3].max() <= 240 * 256 / 320 + 1  # scaled as the photo was
+    blank = Set(_pack([np.full((256, 256, 3), 114, np.uint8)], [np.zeros((0, 4))], ["x"]))
+    rng = np.random.default_rng(0)
+    _, without = draw_batch(blank, blank, 16, 256, rng)
+    _, with_scenes = draw_batch(blank, blank, 16, 256, rng, scenes=train)
+    assert float(without["heat"].max()) == 0.0  # no dice anywhere
+    assert float(with_scenes["heat"].max()) == 1.0  # the rendered dice came in
