@@ -429,6 +429,7 @@ def cmd_evaluate_crops(args: argparse.Namespace) -> int:
         png=Path(args.png) if args.png else None,
         as_json=args.json,
         synthetic=args.synthetic,
+        mistakes=Path(args.mistakes) if args.mistakes else None,
     )
 
 
@@ -775,6 +776,12 @@ def build_parser() -> argparse.ArgumentParser:
     evc.add_argument("--data", metavar="DIR", help="the rune55-d6 folder (default ../shared)")
     evc.add_argument("--png", metavar="PNG", help="also draw the confusion matrix into this PNG")
     evc.add_argument("--json", action="store_true", help="JSON for tools")
+    evc.add_argument(
+        "--mistakes",
+        metavar="PNG",
+        help="draw the crops whose value was misread, label>read and photo, for a person to "
+        "check the labels",
+    )
     evc.add_argument(
         "--synthetic",
         type=int,

@@ -110,6 +110,46 @@ def draw_confusion(matrix: np.ndarray, path: Path, title: str, names: tuple[Any,
         raise OSError(f"cannot write {path}")
 
 
+def draw_mistakes(
+    images: np.ndarray,
+    truth: np.ndarray,
+    read: np.ndarray,
+    path: Path,
+    names: np.ndarray | None = None,
+    tile: int = 128,
+    columns: int = 10,
+) -> int:
+    """A contact sheet of the crops whose value was misread, each with "label>read" (values,
+    not indices) and, when given, its photo's name: for a person to tell the model's mistakes
+    from the labels' (Rune55 has dice labelled with a face they do not show). Returns how
+    many it drew; an empty sheet says so in its one tile."""
+    wrong = np.flatnonzero(truth != read)
+    tiles = []
+    font = cv2.FONT_HERSHEY_SIMPLEX
+    for i in wrong:
+        image = images[i] if images.ndim == 4 else cv2.cvtColor(images[i], cv2.COLOR_GRAY2BGR)
+        t = cv2.resize(image, (tile, tile), interpolation=cv2.INTER_CUBIC)
+        cv2.rectangle(t, (0, 0), (tile - 1, 14), (0, 0, 0), -1)
+        text = f"{spec.VALUES[truth[i]]}>{spec.VALUES[read[i]]}"
+        cv2.putText(t, text, (2, 11), font, 0.4, (255, 255, 255), 1, cv2.LINE_AA)
+        if names is not None:
+            cv2.rectangle(t, (0, tile - 14), (tile - 1, tile - 1), (0, 0, 0), -1)
+            label = str(names[i])[: tile // 7]
+            cv2.putText(t, label, (2, tile - 3), font, 0.3, (255, 255, 255), 1, cv2.LINE_AA)
+        tiles.append(t)
+    if not tiles:
+        blank = np.full((tile, tile, 3), 255, np.uint8)
+        cv2.putText(blank, "none wrong", (5, tile // 2), font, 0.45, (0, 0, 0), 1)
+        tiles.append(blank)
+    columns = min(columns, len(tiles))
+    tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % columns)
+    rows = [np.hstack(tiles[k : k + columns]) for k in range(0, len(tiles), columns)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not cv2.imwrite(str(path), np.vstack(rows)):
+        raise OSError(f"cannot write {path}")
+    return len(wrong)
+
+
 def latency_ms(sess: ort.InferenceSession, images: np.ndarray, repeats: int = 50) -> dict:
     """Median milliseconds to classify ``images`` (e.g. 10 crops): in one batch, and one by one
     (how the runtime would call it if it did not batch)."""
@@ -191,10 +231,12 @@ def evaluate_crops(
     png: Path | None = None,
     as_json: bool = False,
     synthetic: int | None = None,
+    mistakes: Path | None = None,
 ) -> int:
     """Print accuracy, confusion and 10-crop latency: of the value on a Rune55 split (all, and
     unseen sources), or with ``synthetic`` scenes, of every head on held-out synthetic crops.
-    ``png`` draws the confusion (one PNG per head for synthetic, ``NAME-head.png``)."""
+    ``png`` draws the confusion (one PNG per head for synthetic, ``NAME-head.png``);
+    ``mistakes`` the crops whose value was misread."""
     model = model or MODEL_PATH
     if synthetic is not None:
         crops = held_out(synthetic, progress=not as_json)
@@ -207,6 +249,13 @@ def evaluate_crops(
     result["model"] = str(model)
     if png is not None:
         _draw(result, png, synthetic is not None)
+    if mistakes is not None:
+        read = predictions(outputs(session(model), crops.images))["value"]
+        if synthetic is not None:
+            truth, names = crops.labels["value"], None
+        else:
+            truth, names = crops.labels, crops.files  # type: ignore[assignment]
+        result["mistakes_drawn"] = draw_mistakes(crops.images, truth, read, mistakes, names)
     if as_json:
         print(json.dumps(result))
         return 0
@@ -233,6 +282,8 @@ def evaluate_crops(
     )
     if png is not None:
         print(f"confusion drawn in {png.parent / (png.stem + '*' + png.suffix)}")
+    if mistakes is not None:
+        print(f"{result['mistakes_drawn']} misread crops drawn in {mistakes}")
     return 0
 
 

@@ -99,6 +99,21 @@ def test_confusion_png_is_written(tmp_path: Path) -> None:
     assert image is not None and image.shape[0] > 300
 
 
+def test_mistakes_sheet_draws_only_the_misread_crops(tmp_path: Path) -> None:
+    import cv2
+
+    grey = np.zeros((7, 64, 64), np.uint8)
+    truth, read = np.array([0, 1, 2, 3, 4, 5, 0]), np.array([0, 2, 2, 5, 4, 0, 1])
+    path = tmp_path / "m.png"
+    names = np.array(list("abcdefg"))
+    assert evaluate.draw_mistakes(grey, truth, read, path, names, tile=64, columns=3) == 4
+    sheet = cv2.imread(str(path))
+    assert sheet.shape == (2 * 64, 3 * 64, 3)  # four tiles in rows of three, padded
+    assert sheet[20:50, :64].mean() < 5 and sheet[:12, :64].max() > 200  # crop, then "2>3"
+    assert evaluate.draw_mistakes(grey, truth, truth, path) == 0
+    assert cv2.imread(str(path)).mean() > 200  # "none wrong" on white
+
+
 def test_cli_evaluate_crops_prints_accuracy_confusion_and_latency(
     synthetic_rune55: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -112,9 +127,11 @@ def test_cli_evaluate_crops_prints_accuracy_confusion_and_latency(
     assert "source is not in train: 2 crops from 1 sources" in out  # s5 leaks, t1 does not
     assert "true\\pred" in out and "latency, 3 crops, one thread" in out
     assert png.exists()
-    assert cli([*args, "--json"]) == 0
+    assert cli([*args, "--json", "--mistakes", str(tmp_path / "m.png")]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["crops"] == 3 and result["unseen_sources_crops"] == 2
+    right = sum(result["confusion"][i][i] for i in range(6))
+    assert result["mistakes_drawn"] == 3 - right and (tmp_path / "m.png").exists()
     assert sum(map(sum, result["confusion"])) == 3
 
 
