@@ -2,7 +2,7 @@
 ``render``): felt with grain and sheen, the tray's wooden wall, a sun and the sky's light,
 sometimes a lamp near the camera (glare on glossy dice), a camera above at a slight slant,
 exposure, sensor noise and now and then a soft focus; d6 with painted pips and d10 with
-numerals (6 and 9 underlined, "0" for ten), red or white, frosted or transparent (real
+bold numerals (6 and 9 underlined, "0" for ten), red or white, frosted or transparent (real
 refraction: the felt is seen through them), bevelled; some touching, some cocked. Labels
 are exact: each die's value is the face the solid was turned to show
 (``models.blender.geometry``), its mask the projection of its convex solid through the
@@ -221,7 +221,8 @@ def _marks(bpy, die, solid: geometry.Solid, spec: DieSpec, ink) -> None:
             continue
         curve = bpy.data.curves.new(f"n{value}", type="FONT")
         curve.body = "0" if value == 10 else str(value)
-        curve.size = 0.42
+        curve.size = 0.5
+        curve.offset = 0.025  # bold: thin strokes of dark ink vanish in a clear die's glints
         curve.align_x, curve.align_y = "CENTER", "CENTER"
         curve.materials.append(ink)
         text = bpy.data.objects.new(f"n{value}", curve)
@@ -234,11 +235,27 @@ def _marks(bpy, die, solid: geometry.Solid, spec: DieSpec, ink) -> None:
         text.matrix_basis = Matrix(frame.tolist())
         text.parent = die
         if value in (6, 9):
-            bar_c = origin - 0.22 * up
-            bar = [bar_c + sx * 0.11 * right + sy * 0.02 * up + n * 0.0005
+            bar_c = origin - 0.27 * up
+            bar = [bar_c + sx * 0.13 * right + sy * 0.025 * up + n * 0.0005
                    for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]  # fmt: skip
             underline = _mesh(bpy, f"u{value}", bar, [(0, 1, 2, 3)], ink)
             underline.parent = die
+
+
+def _shadows_through(material, tint) -> None:
+    """Let shadow rays through a clear die, tinted by its colour. Why: in a photo the felt
+    under a clear die is lit through the glass, so its marks stand out against lit felt;
+    Cycles brings that light only as caustics, which 16 samples leave dark, and the marks
+    vanished in a murky die (renderer 1.1)."""
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    path = nodes.new("ShaderNodeLightPath")
+    clear = nodes.new("ShaderNodeBsdfTransparent")
+    clear.inputs["Color"].default_value = (*tint, 1.0)
+    mix = nodes.new("ShaderNodeMixShader")
+    links.new(path.outputs["Is Shadow Ray"], mix.inputs["Fac"])
+    links.new(nodes["Principled BSDF"].outputs["BSDF"], mix.inputs[1])
+    links.new(clear.outputs["BSDF"], mix.inputs[2])
+    links.new(mix.outputs["Shader"], nodes["Material Output"].inputs["Surface"])
 
 
 def _die(bpy, index: int, spec: DieSpec, rotation: np.ndarray, position: np.ndarray, rng):
@@ -250,7 +267,9 @@ def _die(bpy, index: int, spec: DieSpec, rotation: np.ndarray, position: np.ndar
     # frosted: milky, light goes in and scatters; transparent: clear, the felt shows through
     transmission = 1.0 if transparent else float(rng.uniform(0.2, 0.5))
     body, bsdf = _material(bpy, f"body{index}", BODY[spec.colour], roughness, transmission)
-    if not transparent:
+    if transparent:
+        _shadows_through(body, BODY[spec.colour])
+    else:
         bsdf.inputs["Subsurface Weight"].default_value = 0.3
     ink, _ = _material(bpy, f"ink{index}", INK[spec.colour], 0.5)
     die = _mesh(bpy, f"die{index}", solid.vertices, solid.faces, body)
