@@ -63,6 +63,7 @@ class TrainConfig:
     grey: float = 0.15  # the chance a crop is shown grey (Rune55 is grey anyway)
     swap: float = 0.15  # the chance its channels are shuffled (a red die turns blue or green)
     blur: float = 0.2  # the chance a crop is shown at a lower resolution (24..44 px)
+    scenes: tuple[str, ...] = ()  # rendered scene folders trained on too (train_dieface)
 
 
 def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
@@ -436,6 +437,7 @@ def train_dieface(
         "synth_valid": synth_valid,
     }
     pick = ["rune55_valid", "synth_valid"]
+    cfg.scenes = tuple(str(folder) for folder in scenes)
     if scenes:
         scene_train, scene_valid = folders_crops(scenes, seed=cfg.seed, progress=progress)
         if not len(scene_train):

@@ -226,6 +226,13 @@ def test_cli_train_adds_rendered_scenes_and_picks_on_their_held_out_tenth(
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
     assert summary["train_crops"] > plain["train_crops"]
     assert "scenes_valid" in summary["history"][0] and "scenes_valid" not in plain["history"][0]
+    rendered = export._summary_training(tmp_path / "run" / "best.pt")["rendered_scenes"]
+    assert rendered == [
+        {"folder": str(scenes), "scenes": 10, "generator": "yamscope models.synth"}
+        | {"version": rendered[0]["version"], "seed": 5, "size": [200, 150]}
+        | {"kinds": ["d6", "d10"]}
+    ]
+    assert export._summary_training(tmp_path / "plain" / "best.pt")["rendered_scenes"] == []
 
 
 def test_cli_train_refuses_scenes_that_are_not_rendered_ones(
