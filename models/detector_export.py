@@ -63,6 +63,7 @@ def max_difference(model: DiceNet, path: Path, inputs: torch.Tensor) -> float:
 
 
 def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dict | None) -> dict:
+    rendered = any("rendered" in record for record in state.get("history", []))
     return {
         "name": "dicefind",
         "version": VERSION,
@@ -107,11 +108,20 @@ def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dic
                 f"synthetic trays (models.synth.random_scene, 640x480, d6/d10/both), seeds "
                 f"{SYNTH_TRAIN_SEED}.. (train), {SYNTH_VALID_SEED}.. (valid); boxes cover the "
                 "whole visible die",
+                *(
+                    [
+                        "photoreal renders (models/blender, `--scenes`), a quarter of each batch; "
+                        "one scene in ten held out (models/scene_crops.py VALID_EVERY); boxes "
+                        "cover the whole visible die"
+                    ]
+                    if rendered
+                    else []
+                ),
             ],
             "credit": CREDIT,
             "epochs": state.get("epoch"),
             "selected_by": "mean F1 (IoU 0.5) of Rune55 valid (first 200 photos) and 100 "
-            "synthetic valid scenes",
+            "synthetic valid scenes" + (" and the rendered scenes held out" if rendered else ""),
             "history": state.get("history", [])[-1:] if state.get("history") else [],
             "command": "python -m models.detector_train (resumes data/runs/detector/last.pt; "
             "1.0.0: 15 epochs, ~28 CPU minutes on 2 shared cores: epoch 1 of 60 steps x 12 at "

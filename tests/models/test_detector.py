@@ -154,3 +154,15 @@ def test_rendered_scenes_are_letterboxed_split_and_drawn_into_batches(tmp_path: 
     _, with_scenes = draw_batch(blank, blank, 16, 256, rng, scenes=train)
     assert float(without["heat"].max()) == 0.0  # no dice anywhere
     assert float(with_scenes["heat"].max()) == 1.0  # the rendered dice came in
+
+
+def test_the_card_names_rendered_scenes_only_when_they_were_trained_on(tmp_path: Path):
+    from models.detector_export import card
+
+    path = tmp_path / "m.onnx"
+    path.write_bytes(b"x")
+    plain = card(DiceNet(), {"history": [{"photos": {}}]}, path, 0.4, None)["training"]
+    rendered = card(DiceNet(), {"history": [{"rendered": {}}]}, path, 0.4, None)["training"]
+    assert len(rendered["data"]) == len(plain["data"]) + 1
+    assert "photoreal renders" in rendered["data"][-1]
+    assert "rendered" in rendered["selected_by"] and "rendered" not in plain["selected_by"]
