@@ -15,7 +15,8 @@ from models.blender.scene import Rendered, draw_setup, render_setup
 from models.synth.dataset import Engine, die_label
 from models.synth.layout import random_specs
 
-VERSION = "1.2.0"  # 1.1: glare lamp, sensor noise, blur; 1.2: clear dice lit through, bold numerals
+VERSION = "1.2.0"  # 1.1: glare lamp, sensor noise, blur; 1.2: clear dice lit through,
+# bold numerals, motion blur
 GENERATOR = "yamscope models.blender"
 
 

@@ -1,12 +1,12 @@
 """Photoreal tray scenes rendered by Blender's Cycles (``bpy``, the optional extra
 ``render``): felt with grain and sheen, the tray's wooden wall, a sun and the sky's light,
 sometimes a lamp near the camera (glare on glossy dice), a camera above at a slight slant,
-exposure, sensor noise and now and then a soft focus; d6 with painted pips and d10 with
-bold numerals (6 and 9 underlined, "0" for ten), red or white, frosted or transparent (real
-refraction: the felt is seen through them), bevelled; some touching, some cocked. Labels
-are exact: each die's value is the face the solid was turned to show
-(``models.blender.geometry``), its mask the projection of its convex solid through the
-camera, nearer dice painted over farther ones.
+exposure, sensor noise, now and then a soft focus or a smear (motion blur); d6 with painted
+pips and d10 with bold numerals (6 and 9 underlined, "0" for ten), red or white, frosted or
+transparent (real refraction: the felt is seen through them, lit through them), bevelled;
+some touching, some cocked. Labels are exact: each die's value is the face the solid was
+turned to show (``models.blender.geometry``), its mask the projection of its convex solid
+through the camera, nearer dice painted over farther ones.
 
 Each scene is drawn from one random generator, so a seed gives the same picture; Cycles'
 own noise has a fixed seed too.
@@ -56,7 +56,8 @@ class Setup:
     sky: float
     lamp: tuple[float, float, float] | None  # a lamp near the camera (x, y, watts): glare
     noise: float  # sensor noise, standard deviation in 0..255 levels
-    blur: float  # a slightly soft lens or a shaken table: Gaussian sigma in pixels
+    blur: float  # a slightly soft lens: Gaussian sigma in pixels
+    motion: tuple[float, float]  # the table knocked as the photo was taken: length (px), angle
     dice: list[tuple[DieSpec, np.ndarray, np.ndarray]] = field(default_factory=list)
     # each die: spec, rotation (3x3), position (x, y, z of its centre)
 
@@ -107,6 +108,11 @@ def draw_setup(
         ),
         noise=float(rng.uniform(0.5, 5.0)),
         blur=float(rng.uniform(0.6, 1.4)) if rng.random() < 0.25 else 0.0,
+        motion=(
+            (float(rng.uniform(2.0, 6.0)), float(rng.uniform(0, math.pi)))
+            if rng.random() < 0.15
+            else (0.0, 0.0)
+        ),
     )
     placed: list[tuple[float, float, float]] = []  # x, y, radius
     half_w, half_h = felt_size[0] / 2, felt_size[1] / 2
@@ -372,14 +378,31 @@ def render_setup(setup: Setup, rng: np.random.Generator, samples: int = 16, thre
                 obj.hide_render = True
         empty = _still(bpy, scene, Path(tmp) / "empty.png")
     masks, dice = _masks(scene, camera, setup)
-    return Rendered(_sensor(image, setup, rng), _sensor(empty, setup, rng), masks, dice)
+    dice_photo = _sensor(image, setup, rng, moved=True)
+    return Rendered(dice_photo, _sensor(empty, setup, rng), masks, dice)
 
 
-def _sensor(image: np.ndarray, setup: Setup, rng: np.random.Generator) -> np.ndarray:
-    """What a small camera adds: softness now and then, and noise (its own each frame)."""
+def motion_kernel(length: float, angle: float) -> np.ndarray:
+    """A line ``length`` pixels long at ``angle`` (radians), summing to 1: the smear of a
+    camera moved during the exposure."""
+    size = math.ceil(length) | 1
+    kernel = np.zeros((size, size), np.float32)
+    c, dx, dy = size // 2, math.cos(angle) * length / 2, math.sin(angle) * length / 2
+    cv2.line(kernel, (round(c - dx), round(c - dy)), (round(c + dx), round(c + dy)), 1.0, 1)
+    return kernel / kernel.sum()
+
+
+def _sensor(
+    image: np.ndarray, setup: Setup, rng: np.random.Generator, moved: bool = False
+) -> np.ndarray:
+    """What a small camera adds: softness now and then, a smear when the table was knocked
+    (``moved``: the photo of the throw, not of the empty tray), and noise (its own each
+    frame)."""
     out = image.astype(np.float32)
     if setup.blur:
         out = cv2.GaussianBlur(out, (0, 0), setup.blur)
+    if moved and setup.motion[0]:
+        out = cv2.filter2D(out, -1, motion_kernel(*setup.motion))
     out += rng.normal(0.0, setup.noise, out.shape[:2])[..., None].astype(np.float32)
     return np.clip(out, 0, 255).astype(np.uint8)
 

@@ -1,5 +1,6 @@
 """The Blender scenes' geometry and layout, without Blender: the solids are real dice, the
 rotation puts the labelled value on top, the dice rest on the felt without overlapping, and
+a knocked table smears the photo of the throw along a line (not the empty tray's), and
 asking for the Blender engine without bpy is one clear error."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 from models.blender import geometry
-from models.blender.scene import _radius, _scale, _solid, draw_setup
+from models.blender.scene import _radius, _scale, _sensor, _solid, draw_setup, motion_kernel
 from models.synth.layout import random_specs
 
 
@@ -70,6 +71,24 @@ def test_the_dice_rest_on_the_felt_apart() -> None:
             for b, _, pb in setup.dice[i + 1 :]:
                 apart = math.hypot(*(pa[:2] - pb[:2]))
                 assert apart >= _radius(a.kind) + _radius(b.kind) - 1e-9
+
+
+def test_a_knocked_table_smears_the_throw_along_a_line() -> None:
+    flat = motion_kernel(5.0, 0.0)
+    assert flat.sum() == pytest.approx(1.0) and flat.shape == (5, 5)
+    assert np.count_nonzero(flat[2]) == 5 and np.count_nonzero(flat) == 5  # one row
+    upright = motion_kernel(5.0, math.pi / 2)
+    assert np.count_nonzero(upright[:, 2]) == 5 and np.count_nonzero(upright) == 5
+    setups = [draw_setup(np.random.default_rng(s), (64, 48), []) for s in range(40)]
+    moved = next(s for s in setups if s.motion[0])  # about one table in seven is knocked
+    assert 2.0 <= moved.motion[0] <= 6.0 and any(not s.motion[0] for s in setups)
+    moved.blur, moved.noise, moved.motion = 0.0, 0.0, (5.0, 0.0)
+    dot = np.zeros((48, 64, 3), np.uint8)
+    dot[24, 32] = 250
+    rng = np.random.default_rng(0)
+    smeared = _sensor(dot, moved, rng, moved=True)[..., 0]
+    assert np.count_nonzero(smeared[24]) == 5 and np.count_nonzero(smeared) == 5
+    assert np.array_equal(_sensor(dot, moved, rng), dot)  # the empty tray was not knocked
 
 
 def test_render_with_blender_without_bpy_is_one_clear_error(
