@@ -449,6 +449,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             limit=args.limit,
             calibrated=not args.no_calibration,
             kind=args.kind,
+            model=Path(args.model) if args.model else None,
+            detector=Path(args.detector) if args.detector else None,
         )
     except (DatasetError, VisionError) as exc:
         raise UsageError(str(exc)) from None
@@ -803,6 +805,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evs.add_argument("dataset", metavar="DATASET")
     evs.add_argument("--json", action="store_true", help="JSON for tools")
+    evs.add_argument("--model", metavar="ONNX", help="die-face model (default: the shipped one)")
+    evs.add_argument("--detector", metavar="ONNX", help="detector (default: the shipped one)")
     evs.add_argument("--out", metavar="DIR", help="default: data/evaluate/<dataset name>/")
     evs.add_argument("--limit", type=int, metavar="N", help="only the first N photos")
     evs.add_argument(

@@ -260,6 +260,8 @@ def evaluate(
     limit: int | None = None,
     progress: bool = True,
     recogniser: Recogniser | None = None,
+    model: Path | None = None,
+    detector: Path | None = None,
 ) -> tuple[Tally, dict[str, Any]]:
     """Read every photo of ``dataset`` (the first ``limit``) and tally the result; also
     returns how it was read (model, kinds, calibration). ``kinds``: the kinds of dice in
@@ -269,7 +271,14 @@ def evaluate(
 
     kinds = tuple(kinds or dataset.kinds)
     synthetic = dataset.format == "synthetic"
-    recogniser = recogniser or Recogniser(coloured=synthetic, kinds=kinds)  # type: ignore[arg-type]
+    if recogniser is None:
+        chosen: dict[str, Any] = {"model": model} if model is not None else {}
+        recogniser = Recogniser(
+            coloured=synthetic,
+            kinds=kinds,  # type: ignore[arg-type]
+            finder_model=detector,
+            **chosen,
+        )
     calibrate_each = calibrated and synthetic
     tally = Tally()
     failed_calibrations = 0
@@ -297,6 +306,7 @@ def evaluate(
         "format": dataset.format,
         "name": dataset.name,
         "model": {"path": str(recogniser.reader.path), "version": recogniser.reader.card.version},
+        "detector": str(detector) if detector is not None else "shipped",
         "kinds": list(kinds),
         "calibrated": calibrate_each,
         "calibration_failed": failed_calibrations,
@@ -330,8 +340,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         calibration += f" ({result['calibration_failed']} could not be: read without)"
     lines = [
         f"dataset      {result['dataset']} ({result['format']}, {result['photos']} photos)",
-        f"reading      model dieface {result['model']['version']}, kinds "
-        f"{','.join(result['kinds'])}, {calibration}",
+        f"reading      model dieface {result['model']['version']} ({result['model']['path']}), "
+        f"detector {result['detector']}, kinds {','.join(result['kinds'])}, {calibration}",
         f"photo size   {sizes}",
         f"detection    precision {_pct(det['precision'])}  recall {_pct(det['recall'])}  "
         f"({det['matched']} of {det['labelled']} labelled dice found, {det['missed']} missed, "
@@ -368,10 +378,13 @@ def evaluate_dataset(
     limit: int | None = None,
     calibrated: bool = True,
     kind: str | None = None,
+    model: Path | None = None,
+    detector: Path | None = None,
 ) -> int:
     """``yamscope evaluate``: read, print the table (or JSON), draw the confusions into
     ``out`` (default ``data/evaluate/<dataset name>/``). DatasetError for a folder that is
-    not a dataset."""
+    not a dataset; ``model`` and ``detector``: ONNX files to score instead of the shipped
+    ones (a candidate before it ships)."""
     dataset = open_dataset(root)
     tally, how = evaluate(
         dataset,
@@ -379,6 +392,8 @@ def evaluate_dataset(
         calibrated=calibrated,
         limit=limit,
         progress=not as_json,
+        model=model,
+        detector=detector,
     )
     out = out or OUT_ROOT / dataset.name
     result = how | tally.summary()

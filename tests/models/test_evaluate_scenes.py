@@ -195,3 +195,25 @@ def test_a_bad_dataset_path_exits_2_with_one_line(
     assert main(["evaluate", str(tmp_path / where)]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1
+
+
+def test_evaluate_scores_the_model_files_it_is_given(
+    yolo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    for name in ("dieface", "dicefind"):  # a candidate: the same model under another name
+        for suffix in (".onnx", ".json"):
+            shutil.copy(models / f"{name}{suffix}", tmp_path / f"cand-{name}{suffix}")
+    args = ["evaluate", str(yolo), "--json", "--out", str(tmp_path / "report")]
+    assert main(args) == 0
+    shipped = json.loads(capsys.readouterr().out)
+    model, detector = tmp_path / "cand-dieface.onnx", tmp_path / "cand-dicefind.onnx"
+    assert main([*args, "--model", str(model), "--detector", str(detector)]) == 0
+    candidate = json.loads(capsys.readouterr().out)
+    assert candidate["model"]["path"] == str(model) and candidate["detector"] == str(detector)
+    assert shipped["detector"] == "shipped"
+    assert candidate["detection"] == shipped["detection"]  # same weights, same reading
+    assert main([*args, "--model", str(tmp_path / "missing.onnx")]) == 2
+    assert "model file missing" in capsys.readouterr().err
