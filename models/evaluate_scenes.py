@@ -266,7 +266,8 @@ def evaluate(
     """Read every photo of ``dataset`` (the first ``limit``) and tally the result; also
     returns how it was read (model, kinds, calibration). ``kinds``: the kinds of dice in
     play (default: the dataset's); synthetic sets are calibrated unless ``calibrated`` is
-    False. OpenCV runs on one thread meanwhile, as the model does."""
+    False. ``model``, ``detector``: ONNX files read instead of the shipped ones, when no
+    ``recogniser`` is given. OpenCV runs on one thread meanwhile, as the model does."""
     from tqdm import tqdm
 
     kinds = tuple(kinds or dataset.kinds)
