@@ -83,6 +83,26 @@ def test_model_reads_fresh_synthetic_crops_with_every_head() -> None:
         assert accuracy >= floor, (name, accuracy)
 
 
+def test_synthetic_value_accuracy_of_flat_dice_leaves_the_cocked_ones_out() -> None:
+    crops = synth_crops.concat(
+        [synth_crops.scene_crops(synth_crops.TEST_SEED + 101, i) for i in range(3)]
+    )
+    read = evaluate.predictions(
+        evaluate.outputs(evaluate.session(MODELS / "dieface.onnx"), crops.images)
+    )["value"]
+    labels = {k: v.copy() for k, v in crops.labels.items()}
+    labels["cocked"][:] = 0
+    labels["cocked"][:2] = 1
+    labels["value"][:2] = (read[:2] + 1) % 10  # two cocked dice, both misread
+    result = evaluate.synthetic_metrics(
+        MODELS / "dieface.onnx", synth_crops.CropSet(crops.images, labels)
+    )
+    flat_right = float((read[2:] == labels["value"][2:]).mean())
+    assert result["value"]["flat_dice"] == len(crops) - 2
+    assert result["value"]["accuracy_flat"] == round(flat_right, 4)
+    assert result["value"]["accuracy"] < result["value"]["accuracy_flat"]
+
+
 def test_confusion_counts_rows_as_truth() -> None:
     matrix = evaluate.confusion(np.array([0, 0, 5]), np.array([0, 1, 5]), 6)
     assert matrix[0, 0] == 1 and matrix[0, 1] == 1 and matrix[5, 5] == 1 and matrix.sum() == 3
