@@ -1,0 +1,88 @@
+"""The appliance's setting on real photos: one overhead camera, the empty tray photographed
+first, then a die thrown in (burksbuilds' reference photos in ../shared/data: a black tray,
+an orange d6 with numerals and a cyan d100, whose body is a d10's). The only real photos of
+a calibrated tray; the skip without them is the one of every test on shared data."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from drawn_dice import RUNE55
+
+from models.evaluate_scenes import iou
+from vision.calibration import Calibration, calibrate
+from vision.images import load_image
+from vision.recognise import Recogniser
+
+REFS = RUNE55.parent / "burksbuilds-refs"
+
+
+@pytest.fixture(scope="module")
+def refs() -> Path:
+    if not REFS.is_dir():
+        pytest.skip(f"{REFS} is absent")
+    return REFS
+
+
+@pytest.fixture(scope="module")
+def tray(refs: Path) -> Calibration:
+    return calibrate(load_image(refs / "background.jpg"))
+
+
+def black_felt(image: np.ndarray) -> np.ndarray:
+    """The tray's black felt, the largest dark region, found without the calibration."""
+    dark = (image.max(axis=2) < 40).astype(np.uint8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(dark)
+    biggest = (labels == 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
+    contours, _ = cv2.findContours(biggest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(biggest)  # its specks of dust filled in
+    cv2.drawContours(filled, contours, -1, 1, cv2.FILLED)
+    return filled.astype(bool)
+
+
+def thrown_die(photo: np.ndarray, empty: np.ndarray, felt: np.ndarray) -> tuple[int, ...]:
+    """The box of what changed on the felt since the empty photo: the die. The felt's outer
+    60 px are left out: the camera shifted a little between the photos, and the tray's edge
+    with it (every die of these photos lies mid-tray)."""
+    rim = np.pad(felt[1:-1, 1:-1], 1).astype(np.uint8)  # the frame's edge is a rim too
+    inner = cv2.erode(rim, np.ones((121, 121), np.uint8)).astype(bool)
+    change = (cv2.absdiff(photo, empty).max(axis=2) > 60) & inner
+    change = cv2.morphologyEx(change.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(change)
+    x, y, w, h, _ = stats[1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))]
+    return int(x), int(y), int(x + w), int(y + h)
+
+
+def test_the_real_empty_tray_is_outlined_and_its_black_felt_told_too_dark(
+    refs: Path, tray: Calibration
+) -> None:
+    empty = load_image(refs / "background.jpg")
+    felt = black_felt(empty)
+    outline = np.zeros(felt.shape, np.uint8)
+    cv2.fillPoly(outline, [np.asarray(tray.area, np.int32)], 1)
+    inside = outline.astype(bool)
+    assert (inside & felt).sum() >= 0.9 * felt.sum()  # the felt is in the outline
+    assert inside.sum() <= 1.2 * felt.sum()  # and the wooden table around it is not
+    assert any("too dark" in advice for advice in tray.advice)
+
+
+@pytest.mark.parametrize(
+    "face", [f"d100_face{t}0" for t in range(10)] + [f"d6_face0{v}" for v in range(1, 7)]
+)
+def test_the_real_die_is_found_once_where_it_lies(refs: Path, tray: Calibration, face: str) -> None:
+    empty = load_image(refs / "background.jpg")
+    photo = load_image(refs / f"{face}.jpg")
+    reading = Recogniser(calibration=tray)(photo)
+    assert len(reading.dice) == 1, reading.dice
+    assert iou(reading.dice[0].box, thrown_die(photo, empty, black_felt(empty))) >= 0.6
+
+
+def test_the_d100_body_is_read_as_a_d10_where_both_kinds_are_in_play(
+    refs: Path, tray: Calibration
+) -> None:
+    recogniser = Recogniser(calibration=tray, kinds=("d6", "d10"))
+    kinds = [recogniser(load_image(refs / f"d100_face{t}0.jpg")).dice[0].kind for t in range(10)]
+    assert kinds == ["d10"] * 10
