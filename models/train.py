@@ -403,6 +403,30 @@ def share_repeats(base: CropSet, extra: CropSet, share: float = SCENE_SHARE) -> 
     return max(1, round(share * len(base) / ((1 - share) * max(1, len(extra)))))
 
 
+def with_scenes(
+    train: CropSet,
+    valid: dict[str, CropSet],
+    pick: list[str],
+    scenes: Sequence[Path],
+    seed: int,
+    progress: bool = True,
+) -> CropSet:
+    """``train`` with the dice of rendered scene folders repeated to make about
+    ``SCENE_SHARE`` of it (rendered dice are few and dear); their held-out tenth goes into
+    ``valid`` as "scenes_valid" and into ``pick``. No folders: ``train`` as it is."""
+    from models.scene_crops import folders_crops
+
+    if not scenes:
+        return train
+    scene_train, scene_valid = folders_crops(scenes, seed=seed, progress=progress)
+    if not len(scene_train):
+        raise ValueError(f"no dice in the scenes of {', '.join(map(str, scenes))}")
+    if len(scene_valid):
+        valid["scenes_valid"] = scene_valid
+        pick.append("scenes_valid")
+    return synth_crops.concat([train, *[scene_train] * share_repeats(train, scene_train)])
+
+
 def train_dieface(
     out: Path,
     data: Path | None = None,
@@ -423,7 +447,6 @@ def train_dieface(
     set too, repeated to make about ``SCENE_SHARE`` of it (rendered dice are few and dear);
     their held-out tenth is scored each epoch and counts in the pick."""
     from models.photos import load_splits, unseen_mask
-    from models.scene_crops import folders_crops
 
     cfg = cfg or TrainConfig()
     splits = load_splits(data, splits=("train", "valid"))
@@ -438,14 +461,7 @@ def train_dieface(
     }
     pick = ["rune55_valid", "synth_valid"]
     cfg.scenes = tuple(str(folder) for folder in scenes)
-    if scenes:
-        scene_train, scene_valid = folders_crops(scenes, seed=cfg.seed, progress=progress)
-        if not len(scene_train):
-            raise ValueError(f"no dice in the scenes of {', '.join(map(str, scenes))}")
-        train = synth_crops.concat([train, *[scene_train] * share_repeats(train, scene_train)])
-        if len(scene_valid):
-            valid["scenes_valid"] = scene_valid
-            pick.append("scenes_valid")
+    train = with_scenes(train, valid, pick, scenes, cfg.seed, progress)
     return fit(
         train,
         valid,

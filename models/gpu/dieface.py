@@ -1,9 +1,11 @@
 """On the GPU machine: train the die-face net from the packed start weights on synthetic
-crops rendered there (all its cores) and the packed Rune55 crops, until a wall-clock
-deadline; the same sets and scores as ``yamscope train`` (models/train.py train_dieface).
+crops rendered there (all its cores), the packed Rune55 crops and the rendered scene folders
+unpacked from the pack (``--rendered``), until a wall-clock deadline; the same sets and
+scores as ``yamscope train`` (models/train.py train_dieface).
 
     python -m models.gpu.dieface --deadline EPOCH_SECONDS --scenes 14000 --workers 12 \\
-        --out /tmp/runs/dieface --epochs 60 --lr 2e-3 --batch 512 --device cuda
+        --out /tmp/runs/dieface --epochs 60 --lr 2e-3 --batch 512 --device cuda \\
+        [--rendered data/scenes/blender-train12]
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 
 from models import synth_crops
 from models.gpu.unpack import decode
-from models.train import TrainConfig, fit, rune55_set
+from models.train import TrainConfig, fit, rune55_set, with_scenes
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -30,6 +32,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batch", type=int, default=512)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--packed", type=Path, default=Path(".gpu"))
+    parser.add_argument(
+        "--rendered", dest="folders", type=Path, action="append", default=[], metavar="DIR",
+        help="a rendered scene folder (unpacked into data/scenes/) trained on too; repeat",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     with np.load(args.packed / "crops.npz") as packed:
         rune = {
@@ -48,18 +54,25 @@ def main(argv: list[str] | None = None) -> None:
     print(f"synthetic crops: {len(train)} train, {len(valid)} valid in {time.time() - began:.0f} s")
     cfg = TrainConfig(epochs=args.epochs, batch_size=args.batch, lr=args.lr,
                       synthetic=args.scenes, threads=4)  # fmt: skip
+    cfg.scenes = tuple(str(folder) for folder in args.folders)
+    checks = {
+        "rune55_valid": rune55_set(*rune["valid"][:2]),
+        "rune55_valid_unseen": rune55_set(rune["valid"][0][unseen], rune["valid"][1][unseen]),
+        "synth_valid": valid,
+    }
+    pick = ["rune55_valid", "synth_valid"]
+    mixed = with_scenes(
+        synth_crops.concat([train, rune55_set(*rune["train"][:2])]),
+        checks, pick, args.folders, cfg.seed, progress=False,
+    )  # fmt: skip
     minutes = (args.deadline - time.time()) / 60
     print(f"training for at most {minutes:.1f} min", flush=True)
     summary = fit(
-        synth_crops.concat([train, rune55_set(*rune["train"][:2])]),
-        {
-            "rune55_valid": rune55_set(*rune["valid"][:2]),
-            "rune55_valid_unseen": rune55_set(rune["valid"][0][unseen], rune["valid"][1][unseen]),
-            "synth_valid": valid,
-        },
+        mixed,
+        checks,
         args.out,
         cfg,
-        pick=("rune55_valid", "synth_valid"),
+        pick=pick,
         weights=args.packed / "dieface.pt",
         progress=False,
         device=args.device,

@@ -1,25 +1,35 @@
 """Pack what a GPU run needs into a folder (default ``.gpu/``, git-ignored), small enough to
 travel: the detector's Rune55 photo caches (letterboxed 256x256, grey JPEG q88), the Rune55
 train and valid die crops (grey JPEG q90; the source photo of each as a number, for the
-"unseen" score) and the weights both runs start from.
+"unseen" score), the weights both runs start from, and with ``--scenes`` rendered scene
+folders (their photos as colour JPEG q85 and their labels; Blender needs Python 3.11, which
+the GPU machine lacks, so scenes are rendered here).
 
     python -m models.gpu.pack --detector data/runs/detector/best.pt \\
-        --dieface data/runs/dieface2/best.pt
+        --dieface data/runs/dieface2/best.pt [--scenes data/blender-train12]
+
+The device tool carries 64 MiB, the repository's 3 MiB included: without scenes the pack is
+about 59 MiB, so about 60 rendered 640x480 scenes fit (about 40 KB each). The pack says its
+size, and warns past ``CARRY_MIB``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from models.datasets import DatasetError, open_dataset
 from models.detector_train import load_photos
 from models.photos import load_splits
 
 VALID_PHOTOS = 200  # the detector picks its epoch on the first 200 valid photos
+SCENE_QUALITY = 85  # rendered photos' JPEG quality: q90 takes half as much room again
+CARRY_MIB = 61  # what the pack may weigh beside the repository in the device tool's 64 MiB
 
 
 def jpegs(images: np.ndarray, quality: int) -> tuple[np.ndarray, np.ndarray]:
@@ -56,19 +66,66 @@ def pack_crops(out: Path) -> None:
     np.savez(out / "crops.npz", **arrays)
 
 
+def pack_scenes(out: Path, root: Path, limit: int | None = None) -> Path:
+    """A rendered scene folder (its first ``limit`` scenes) as ``scenes-<name>.npz``: its
+    dataset.json, each scene's label (without the empty tray's photo, which stays here) and
+    its photo as JPEG."""
+    dataset = open_dataset(root)
+    if dataset.format != "synthetic":
+        raise DatasetError(f"{root}: not a rendered scene folder (no dataset.json)")
+    chosen = dataset.photos[:limit]
+    labels = []
+    for path in chosen:
+        label = json.loads(path.read_text(encoding="utf-8"))
+        label.pop("empty", None)
+        labels.append(label)
+    photos = [cv2.imread(str(root / "images" / f"{p.stem}.png")) for p in chosen]
+    jpeg, lengths = jpegs(photos, SCENE_QUALITY)
+    path = out / f"scenes-{root.name}.npz"
+    np.savez(
+        path,
+        meta=np.asarray((root / "dataset.json").read_text(encoding="utf-8")),
+        labels=np.asarray(json.dumps(labels)),
+        stems=np.asarray([p.stem for p in chosen]),
+        jpeg=jpeg,
+        lengths=lengths,
+    )
+    return path
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path(".gpu"))
     parser.add_argument("--detector", type=Path, required=True, help="detector checkpoint")
     parser.add_argument("--dieface", type=Path, required=True, help="die-face checkpoint")
+    parser.add_argument(
+        "--scenes",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a rendered scene folder both runs also train on; repeat for more",
+    )
+    parser.add_argument(
+        "--max-scenes", type=int, default=None, metavar="N", help="pack each folder's first N"
+    )
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    for stale in args.out.glob("scenes-*.npz"):  # only the folders named this time travel
+        stale.unlink()
+    for root in args.scenes:
+        pack_scenes(args.out, root, args.max_scenes)
     pack_photos(args.out)
     pack_crops(args.out)
     shutil.copyfile(args.detector, args.out / "detector.pt")
     shutil.copyfile(args.dieface, args.out / "dieface.pt")
-    total = sum(p.stat().st_size for p in args.out.iterdir())
-    print(f"{args.out}: {total / 2**20:.1f} MiB")
+    total = sum(p.stat().st_size for p in args.out.iterdir()) / 2**20
+    print(f"{args.out}: {total:.1f} MiB")
+    if total > CARRY_MIB:
+        print(
+            f"warning: over {CARRY_MIB} MiB, it will not travel beside the repository in the "
+            "device tool's 64 MiB: pack fewer rendered scenes (--max-scenes)"
+        )
 
 
 if __name__ == "__main__":

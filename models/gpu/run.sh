@@ -16,15 +16,21 @@ mkdir -p "$OUTDIR" "$RUNS/detector"
 nvidia-smi --query-gpu=name,memory.used --format=csv,noheader || true
 python3 -c "import torch, cv2, numpy; print(torch.__version__, cv2.__version__, numpy.__version__)"
 python3 -m models.gpu.unpack .gpu || exit 1
+# rendered scene folders packed with --scenes: both runs train on them (none: the arrays stay empty)
+RENDERED=()
+DET_RENDERED=()
+if [ -s data/scenes/folders.txt ]; then
+  while read -r folder; do RENDERED+=(--rendered "$folder"); DET_RENDERED+=(--scenes "$folder"); done < data/scenes/folders.txt
+fi
 # the detector's clock starts after its synthetic scenes are drawn (~40 s)
 python3 -m models.detector_train --device "$DEVICE" --workers "${DET_WORKERS:-7}" --batch 64 \
   --crop 256 --steps 600 --epochs 200 --synth "${DET_SYNTH:-3000}" --lr "${DET_LR:-3e-3}" --threads 4 \
   --minutes "${DET_MINUTES:-$(awk "BEGIN{print ($BUDGET - 100) / 60}")}" --out "$RUNS/detector" \
-  --weights .gpu/detector.pt > "$RUNS/detector.log" 2>&1 &
+  --weights .gpu/detector.pt ${DET_RENDERED[@]+"${DET_RENDERED[@]}"} > "$RUNS/detector.log" 2>&1 &
 PIDS=($!)
 [ "${SCENES:-14000}" -gt 0 ] && python3 -m models.gpu.dieface --deadline $((DEADLINE - 25)) --scenes "${SCENES:-14000}" \
   --workers "${FACE_WORKERS:-12}" --out "$RUNS/dieface" --epochs "${EPOCHS:-60}" \
-  --lr "${LR:-2e-3}" --device "$DEVICE" > "$OUTDIR/dieface.log" 2>&1 &
+  --lr "${LR:-2e-3}" --device "$DEVICE" ${RENDERED[@]+"${RENDERED[@]}"} > "$OUTDIR/dieface.log" 2>&1 &
 [ "${SCENES:-14000}" -gt 0 ] && PIDS+=($!)
 alive() {
   for pid in "${PIDS[@]}"; do kill -0 "$pid" 2>/dev/null && return 0; done

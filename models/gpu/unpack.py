@@ -1,8 +1,12 @@
 """On the GPU machine: decode what :mod:`models.gpu.pack` packed; rebuild the detector's
-photo caches where ``models.detector_train`` looks for them."""
+photo caches where ``models.detector_train`` looks for them, and the rendered scene folders
+(``data/scenes/<name>/``, listed one a line in ``data/scenes/folders.txt`` for run.sh) that
+both trainers' ``--scenes`` read."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -10,15 +14,34 @@ import cv2
 import numpy as np
 
 from models.detector_train import CACHE, INPUT_SIZE
+from models.photos import CACHE_DIR
+
+SCENES = CACHE_DIR / "scenes"
 
 
-def decode(jpeg: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Grey images (N, H, W) from concatenated JPEG bytes and their lengths."""
+def decode(jpeg: np.ndarray, lengths: np.ndarray, colour: bool = False) -> np.ndarray:
+    """Grey images (N, H, W), or BGR ones (N, H, W, 3) with ``colour``, from concatenated
+    JPEG bytes and their lengths."""
     ends = np.cumsum(lengths)
     starts = ends - lengths
-    return np.stack(
-        [cv2.imdecode(jpeg[a:b], cv2.IMREAD_GRAYSCALE) for a, b in zip(starts, ends, strict=True)]
-    )
+    flag = cv2.IMREAD_COLOR if colour else cv2.IMREAD_GRAYSCALE
+    return np.stack([cv2.imdecode(jpeg[a:b], flag) for a, b in zip(starts, ends, strict=True)])
+
+
+def unpack_scenes(packed: Path, into: Path = SCENES) -> Path:
+    """A ``scenes-<name>.npz`` back into a rendered scene folder (PNG photos, JSON labels)."""
+    folder = into / packed.stem.removeprefix("scenes-")
+    shutil.rmtree(folder, ignore_errors=True)  # a folder unpacked before, maybe with more
+    with np.load(packed) as data:
+        (folder / "labels").mkdir(parents=True, exist_ok=True)
+        (folder / "images").mkdir(exist_ok=True)
+        (folder / "dataset.json").write_text(str(data["meta"]), encoding="utf-8")
+        photos = decode(data["jpeg"], data["lengths"], colour=True)
+        labels = json.loads(str(data["labels"]))
+        for stem, label, photo in zip(data["stems"], labels, photos, strict=True):
+            (folder / "labels" / f"{stem}.json").write_text(json.dumps(label), encoding="utf-8")
+            cv2.imwrite(str(folder / "images" / f"{stem}.png"), photo)
+    return folder
 
 
 def main(folder: Path = Path(".gpu")) -> None:
@@ -30,6 +53,11 @@ def main(folder: Path = Path(".gpu")) -> None:
             arrays = {k: packed[k] for k in ("boxes", "counts", "names")}
             np.savez(CACHE / f"rune55-{split}-{INPUT_SIZE}.npz", images=images, **arrays)
         print(f"{split}: {images.shape}", flush=True)
+    folders = [unpack_scenes(p) for p in sorted(folder.glob("scenes-*.npz"))]
+    SCENES.mkdir(parents=True, exist_ok=True)
+    (SCENES / "folders.txt").write_text("".join(f"{f}\n" for f in folders), encoding="utf-8")
+    for f in folders:
+        print(f"rendered scenes: {f} ({len(list((f / 'labels').glob('*.json')))})", flush=True)
 
 
 if __name__ == "__main__":

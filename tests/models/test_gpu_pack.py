@@ -1,12 +1,18 @@
-"""What travels to a GPU machine comes back as the images it was (JPEG: close, not exact)."""
+"""What travels to a GPU machine comes back as the images and scenes it was (JPEG: close, not
+exact)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
+import pytest
 
-from models.gpu.pack import jpegs
-from models.gpu.unpack import decode
+from models.datasets import DatasetError, open_dataset
+from models.gpu.pack import jpegs, pack_scenes
+from models.gpu.unpack import decode, unpack_scenes
+from models.synth.dataset import write_dataset
 
 
 def test_packed_images_decode_to_what_was_packed() -> None:
@@ -19,3 +25,35 @@ def test_packed_images_decode_to_what_was_packed() -> None:
     assert back.shape == images.shape
     assert np.abs(back.astype(int) - images).mean() < 3
     assert not np.array_equal(back[0], back[1])  # each image is its own, in order
+
+
+def test_rendered_scenes_travel_as_a_folder_the_trainers_read(tmp_path: Path) -> None:
+    root = tmp_path / "blender-like"
+    write_dataset(root, 3, 5, size=(160, 120), kinds=("d6", "d10"), progress=False)
+    (tmp_path / "pack").mkdir()
+    packed = pack_scenes(tmp_path / "pack", root)
+    assert packed.name == "scenes-blender-like.npz"
+    folder = unpack_scenes(packed, into=tmp_path / "unpacked")
+    before, after = open_dataset(root), open_dataset(folder)
+    assert after.format == "synthetic" and len(after) == len(before) == 3
+    for index in range(3):
+        a, b = before.load(index), after.load(index)
+        assert a.dice == b.dice and b.empty is None
+        assert b.image.shape == a.image.shape
+        # JPEG at q85 drops the sensor noise, not the picture
+        smooth_a, smooth_b = (
+            cv2.GaussianBlur(x, (5, 5), 0).astype(int) for x in (a.image, b.image)
+        )
+        assert np.abs(smooth_b - smooth_a).mean() < 3
+    first = unpack_scenes(pack_scenes(tmp_path / "pack", root, limit=2), into=tmp_path / "two")
+    assert len(open_dataset(first)) == 2
+
+
+def test_only_rendered_folders_are_packed_as_scenes(tmp_path: Path) -> None:
+    yolo = tmp_path / "yolo"
+    (yolo / "images").mkdir(parents=True)
+    (yolo / "labels").mkdir()
+    cv2.imwrite(str(yolo / "images" / "a.png"), np.zeros((8, 8, 3), np.uint8))
+    (yolo / "labels" / "a.txt").write_text("0 0.5 0.5 0.2 0.2\n")
+    with pytest.raises(DatasetError, match="not a rendered scene folder"):
+        pack_scenes(tmp_path, yolo)
