@@ -17,7 +17,6 @@ import json
 import shutil
 import tempfile
 import warnings
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from onnxruntime import quantization
 
 from models import evaluate, photos, spec, synth_crops
 from models.net import count_parameters, normalise, to_bgr
+from models.scene_crops import describe_folders
 from models.train import load_model
 
 MODELS_DIR = Path(__file__).resolve().parent
@@ -136,20 +136,6 @@ def int8_verdict(float_metrics: dict[str, Any], int8_metrics: dict[str, Any]) ->
     }
 
 
-def _rendered(folders: Sequence[str]) -> list[dict[str, Any]]:
-    """What each rendered scene folder trained on was: renderer, version, seed, scenes."""
-    out = []
-    for folder in folders:
-        meta_path = Path(folder) / "dataset.json"
-        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
-        scenes = len(list((Path(folder) / "labels").glob("*.json")))
-        out.append(
-            {"folder": folder, "scenes": scenes}
-            | {k: meta[k] for k in ("generator", "version", "seed", "size", "kinds") if k in meta}
-        )
-    return out
-
-
 def _summary_training(weights: Path) -> dict[str, Any]:
     """What the card says about the run, from the summary.json beside the weights."""
     summary_path = weights.parent / "summary.json"
@@ -166,7 +152,9 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "peak_learning_rate": cfg["lr"],
         "train_crops": summary.get("train_crops"),
         "synthetic_scenes": cfg["synthetic"],
-        "rendered_scenes": _rendered(cfg.get("scenes", ())),
+        # measured where it trained (a GPU run's folders are not here); older runs: here
+        "rendered_scenes": summary.get("rendered_scenes")
+        or describe_folders(cfg.get("scenes", ())),
         "train_seconds": round(summary["train_seconds"]),
         "machine": "2 shared CPU cores, torch CPU, 2 threads",
         "augmentation": (

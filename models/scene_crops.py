@@ -14,8 +14,10 @@ pick the epoch on; a cocked die's value is left unlabelled: its top face is not 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -83,3 +85,17 @@ def folders_crops(
     """The train and valid crops of several rendered scene folders, together."""
     parts = [folder_crops(Path(r), copies, seed, progress) for r in roots]
     return concat([t for t, _ in parts]), concat([v for _, v in parts])
+
+
+def describe_folders(folders: Sequence[str]) -> list[dict[str, Any]]:
+    """What each rendered scene folder trained on was: renderer, version, seed, scenes."""
+    out = []
+    for folder in folders:
+        meta_path = Path(folder) / "dataset.json"
+        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
+        scenes = len(list((Path(folder) / "labels").glob("*.json")))
+        out.append(
+            {"folder": folder, "scenes": scenes}
+            | {k: meta[k] for k in ("generator", "version", "seed", "size", "kinds") if k in meta}
+        )
+    return out

@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from models import spec, synth_crops
 from models.net import DieFaceNet, normalise, to_bgr
+from models.scene_crops import describe_folders, folders_crops
 from models.spec import MEAN, STD
 from models.synth_crops import CropSet
 
@@ -379,6 +380,7 @@ def fit(
         "train_crops": len(images),
         "config": cfg.__dict__,
         "weights": str(weights) if weights is not None else None,
+        "rendered_scenes": describe_folders(cfg.scenes),
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
@@ -414,8 +416,6 @@ def with_scenes(
     """``train`` with the dice of rendered scene folders repeated to make about
     ``SCENE_SHARE`` of it (rendered dice are few and dear); their held-out tenth goes into
     ``valid`` as "scenes_valid" and into ``pick``. No folders: ``train`` as it is."""
-    from models.scene_crops import folders_crops
-
     if not scenes:
         return train
     scene_train, scene_valid = folders_crops(scenes, seed=seed, progress=progress)

@@ -233,6 +233,9 @@ def test_cli_train_adds_rendered_scenes_and_picks_on_their_held_out_tenth(
         | {"kinds": ["d6", "d10"]}
     ]
     assert export._summary_training(tmp_path / "plain" / "best.pt")["rendered_scenes"] == []
+    # measured when it trained: a GPU run's folders are not where the card is written
+    scenes.rename(tmp_path / "gone")
+    assert export._summary_training(tmp_path / "run" / "best.pt")["rendered_scenes"] == rendered
 
 
 def test_cli_train_refuses_scenes_that_are_not_rendered_ones(
