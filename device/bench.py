@@ -61,13 +61,15 @@ def vision_lines(repeats: int) -> Iterator[str]:
     """The vision section: stages on the standard frame and a Rune55 photo, then settling."""
     from vision.bench import RECOGNISE_TARGET_MS, bench_frame, bench_settle
     from vision.images import load_image
-    from vision.recognise import default_reader
+    from vision.recognise import default_leaning, default_reader
 
     yield (
         f"vision: one still frame, stage by stage, ms over {repeats} repeats, OpenCV and the "
         f"model on one thread (pin a core: taskset -c 0 yamscope bench)"
     )
-    yield f"model: dieface {default_reader().card.version}"
+    yield (
+        f"models: dieface {default_reader().card.version}, cocked {default_leaning().card.version}"
+    )
     frame, calibration = standard_frame()
     yield from bench_frame(
         f"synthetic ten-d10 throw (seed {STANDARD_SEED})",

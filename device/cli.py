@@ -451,6 +451,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             kind=args.kind,
             model=Path(args.model) if args.model else None,
             detector=Path(args.detector) if args.detector else None,
+            cocked=Path(args.cocked) if args.cocked else None,
         )
     except (DatasetError, VisionError) as exc:
         raise UsageError(str(exc)) from None
@@ -807,6 +808,7 @@ def build_parser() -> argparse.ArgumentParser:
     evs.add_argument("--json", action="store_true", help="JSON for tools")
     evs.add_argument("--model", metavar="ONNX", help="die-face model (default: the shipped one)")
     evs.add_argument("--detector", metavar="ONNX", help="detector (default: the shipped one)")
+    evs.add_argument("--cocked", metavar="ONNX", help="cocked-die model (default: the shipped one)")
     evs.add_argument("--out", metavar="DIR", help="default: data/evaluate/<dataset name>/")
     evs.add_argument("--limit", type=int, metavar="N", help="only the first N photos")
     evs.add_argument(

@@ -262,11 +262,12 @@ def evaluate(
     recogniser: Recogniser | None = None,
     model: Path | None = None,
     detector: Path | None = None,
+    cocked: Path | None = None,
 ) -> tuple[Tally, dict[str, Any]]:
     """Read every photo of ``dataset`` (the first ``limit``) and tally the result; also
     returns how it was read (model, kinds, calibration). ``kinds``: the kinds of dice in
     play (default: the dataset's); synthetic sets are calibrated unless ``calibrated`` is
-    False. ``model``, ``detector``: ONNX files read instead of the shipped ones, when no
+    False. ``model``, ``detector``, ``cocked``: ONNX files read instead of the shipped ones, when no
     ``recogniser`` is given. OpenCV runs on one thread meanwhile, as the model does."""
     from tqdm import tqdm
 
@@ -274,6 +275,8 @@ def evaluate(
     synthetic = dataset.format == "synthetic"
     if recogniser is None:
         chosen: dict[str, Any] = {"model": model} if model is not None else {}
+        if cocked is not None:
+            chosen["cocked_model"] = cocked
         recogniser = Recogniser(
             coloured=synthetic,
             kinds=kinds,  # type: ignore[arg-type]
@@ -308,6 +311,10 @@ def evaluate(
         "name": dataset.name,
         "model": {"path": str(recogniser.reader.path), "version": recogniser.reader.card.version},
         "detector": str(detector) if detector is not None else "shipped",
+        "cocked_model": {
+            "path": str(recogniser.leaning.path),
+            "version": recogniser.leaning.card.version,
+        },
         "kinds": list(kinds),
         "calibrated": calibrate_each,
         "calibration_failed": failed_calibrations,
@@ -342,7 +349,9 @@ def report_lines(result: dict[str, Any]) -> list[str]:
     lines = [
         f"dataset      {result['dataset']} ({result['format']}, {result['photos']} photos)",
         f"reading      model dieface {result['model']['version']} ({result['model']['path']}), "
-        f"detector {result['detector']}, kinds {','.join(result['kinds'])}, {calibration}",
+        f"detector {result['detector']}, cocked-die model {result['cocked_model']['version']}"
+        + ("" if result["calibrated"] else " (not asked)")
+        + f", kinds {','.join(result['kinds'])}, {calibration}",
         f"photo size   {sizes}",
         f"detection    precision {_pct(det['precision'])}  recall {_pct(det['recall'])}  "
         f"({det['matched']} of {det['labelled']} labelled dice found, {det['missed']} missed, "
@@ -381,11 +390,12 @@ def evaluate_dataset(
     kind: str | None = None,
     model: Path | None = None,
     detector: Path | None = None,
+    cocked: Path | None = None,
 ) -> int:
     """``yamscope evaluate``: read, print the table (or JSON), draw the confusions into
     ``out`` (default ``data/evaluate/<dataset name>/``). DatasetError for a folder that is
-    not a dataset; ``model`` and ``detector``: ONNX files to score instead of the shipped
-    ones (a candidate before it ships)."""
+    not a dataset; ``model``, ``detector`` and ``cocked``: ONNX files to score instead of the
+    shipped ones (a candidate before it ships)."""
     dataset = open_dataset(root)
     tally, how = evaluate(
         dataset,
@@ -395,6 +405,7 @@ def evaluate_dataset(
         progress=not as_json,
         model=model,
         detector=detector,
+        cocked=cocked,
     )
     out = out or OUT_ROOT / dataset.name
     result = how | tally.summary()

@@ -15,7 +15,7 @@ chunks written one by one, so a stopped build resumes where it stopped.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,12 +35,14 @@ BOX_SCALE = 0.15  # each box side is scaled by 1 ± this before cutting
 BOX_SHIFT = 0.10  # and the box moved by up to ± this fraction of its longer side
 CHUNK = 50  # scenes per cache file
 CACHE_DIR = photos.CACHE_DIR / "synth-crops"
+DIE_FACE_RECIPE = "v1"  # the cache key of scene_crops' crops
 
 
 @dataclass(frozen=True)
 class CropSet:
-    """BGR crops (N, S, S, 3) uint8 and, per crop, the index of its class in each head's
-    ``spec.HEADS`` classes (kind 0 = d6, value v - 1, colour, finish, cocked)."""
+    """BGR crops (N, S, S, 3) uint8 and their labels, one array each: for the die-face
+    model, the index of its class in each head's ``spec.HEADS`` classes (kind 0 = d6,
+    value v - 1, colour, finish, cocked)."""
 
     images: np.ndarray
     labels: dict[str, np.ndarray]
@@ -51,6 +53,10 @@ class CropSet:
     def subset(self, index: np.ndarray) -> CropSet:
         """The crops at ``index`` (indices or a boolean mask)."""
         return CropSet(self.images[index], {k: v[index] for k, v in self.labels.items()})
+
+
+#: cuts the crops of scene ``index`` of set ``seed`` at ``size`` pixels
+Recipe = Callable[[int, int, int], CropSet]
 
 
 def jitter_box(
@@ -104,24 +110,26 @@ def scene_crops(seed: int, index: int, size: int = spec.INPUT_SIZE) -> CropSet:
 
 
 def concat(sets: list[CropSet], size: int = spec.INPUT_SIZE) -> CropSet:
-    """One CropSet of several (an empty list gives an empty set)."""
+    """One CropSet of several, with the labels of the first (an empty list gives an empty
+    set with the die-face heads' labels)."""
     if not sets:
         empty = np.zeros(0, np.int64)
         return CropSet(np.zeros((0, size, size, 3), np.uint8), {k: empty for k in spec.HEADS})
     return CropSet(
         np.concatenate([s.images for s in sets]),
-        {k: np.concatenate([s.labels[k] for s in sets]) for k in spec.HEADS},
+        {k: np.concatenate([s.labels[k] for s in sets]) for k in sets[0].labels},
     )
 
 
-def _chunk(seed: int, first: int, last: int, size: int) -> CropSet:
-    return concat([scene_crops(seed, i, size) for i in range(first, last)], size)
+def _chunk(make: Recipe, seed: int, first: int, last: int, size: int) -> CropSet:
+    return concat([make(seed, i, size) for i in range(first, last)], size)
 
 
-def _folder(seed: int, size: int, cache_dir: Path) -> Path:
+def _folder(seed: int, size: int, cache_dir: Path, recipe: str) -> Path:
     """One folder per set: anything that changes the crops of a seed changes its name."""
-    key = f"{VERSION}|{size}|{CROP_SCALE}|{BOX_SCALE}|{BOX_SHIFT}|{CHUNK}|v1"
-    return cache_dir / f"seed{seed}-{size}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
+    key = f"{VERSION}|{size}|{CROP_SCALE}|{BOX_SCALE}|{BOX_SHIFT}|{CHUNK}|{recipe}"
+    name = f"seed{seed}-{size}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
+    return cache_dir / (name if recipe == DIE_FACE_RECIPE else f"{recipe}-{name}")
 
 
 def _save(crops: CropSet, path: Path) -> None:
@@ -133,7 +141,7 @@ def _save(crops: CropSet, path: Path) -> None:
 
 def _load(path: Path) -> CropSet:
     with np.load(path) as stored:
-        return CropSet(stored["images"], {k: stored[k] for k in spec.HEADS})
+        return CropSet(stored["images"], {k: stored[k] for k in stored.files if k != "images"})
 
 
 def _spans(scenes: int) -> Iterator[tuple[int, int]]:
@@ -148,10 +156,14 @@ def load_synthetic(
     workers: int = 2,
     cache_dir: Path | None = None,
     progress: bool = True,
+    make: Recipe = scene_crops,
+    recipe: str = DIE_FACE_RECIPE,
 ) -> CropSet:
     """The crops of scenes 0..``scenes``-1 of set ``seed``, rendering the chunks not cached
-    yet (``workers`` processes) and caching them in ``cache_dir`` (default ``data/``)."""
-    folder = _folder(seed, size, cache_dir or CACHE_DIR)
+    yet (``workers`` processes) and caching them in ``cache_dir`` (default ``data/``).
+    ``make`` cuts one scene's crops (default: the die-face model's); ``recipe`` names it in
+    the cache folder, and changes whenever ``make`` does."""
+    folder = _folder(seed, size, cache_dir or CACHE_DIR, recipe)
     folder.mkdir(parents=True, exist_ok=True)
     spans = list(_spans(scenes))
     paths = [folder / f"scenes-{first:06d}-{last:06d}.npz" for first, last in spans]
@@ -165,13 +177,13 @@ def load_synthetic(
     )
     if workers > 1 and len(todo) > 1:
         with ProcessPoolExecutor(min(workers, len(todo))) as pool:
-            futures = [(pool.submit(_chunk, seed, *span, size), path) for span, path in todo]
+            futures = [(pool.submit(_chunk, make, seed, *span, size), path) for span, path in todo]
             for future, path in futures:
                 _save(future.result(), path)
                 bar.update()
     else:
         for span, path in todo:
-            _save(_chunk(seed, *span, size), path)
+            _save(_chunk(make, seed, *span, size), path)
             bar.update()
     bar.close()
     return concat([_load(p) for p in paths], size)

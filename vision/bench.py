@@ -23,6 +23,7 @@ from vision.pips import count_pips
 from vision.reading import Kind
 from vision.recognise import (
     default_finder,
+    default_leaning,
     default_reader,
     detector_side,
     find_dice,
@@ -82,6 +83,16 @@ def stage_timings(
     out.append(
         Timing("face reading (crops + model)", *timed(lambda: reader.read(frame, boxes), repeats))
     )
+    if calibration is not None:
+        leaning = default_leaning()
+        out.append(
+            Timing(
+                "cocked die (crops + model)",
+                *timed(lambda: leaning.probabilities(frame, boxes), repeats),
+            )
+        )
+    else:
+        out.append(Timing("cocked die", None, None, "overhead only: not run uncalibrated"))
     if {"colour", "finish"} <= reader.attributes:
         out.append(Timing("colour/finish", None, None, "the model's heads, in face reading"))
     else:

@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
+from vision.cocked import DEFAULT_COCKED_MODEL, CockedReader
 from vision.colour import look
 from vision.detect import DiceFinder
 from vision.detect import default_model as default_finder_model
@@ -42,13 +43,11 @@ D10_FILL = 0.88  # a d10 fills less of its rotated rectangle than this (a d6: ~0
 FACES = {"d6": 6, "d10": 10}
 DIE_INPUT_PX = 24  # inside what the detector trained on (about 10 to 36 input pixels)
 KINDS: tuple[Kind, ...] = ("d6", "d10")
-COCKED_LABELS = ("yes", True, 1)  # a model's "cocked" head saying so
 # A cocked die left unflagged is scored from a face that is not on top, a flag costs the
-# player a glance: flag from this probability of the (two-class) cocked head on. Chosen on
-# 150 validation trays of ten d10 (`yamscope render --n 150 --seed 9500 --size 1280x960
-# --impossible`, 61 cocked dice): 0.5 missed 16 and flagged 9 flat dice, 0.3 missed 11 and
-# flagged 17, 0.2 missed 7 and flagged 28; a miss counted twice a needless flag.
-COCKED_FROM = 0.3
+# player a glance: flag from this probability of the cocked-die model (vision/cocked.py) on.
+# Chosen on 150 validation trays of ten d10 (`yamscope render --n 150 --seed 9500 --size
+# 1280x960 --impossible`, 63 cocked dice); numbers in docs/cocked-dice.md.
+COCKED_FROM = 0.5
 # The pip count is asked only when the model is less sure of a d6's value than this: with
 # model 2.1 the model read every flat d6 of data/synth-eval-d6 right, and asking the count
 # only below 0.95 took its needless "unsure" flags from 35 to 9 (the count misses pips
@@ -60,6 +59,12 @@ PIPS_CHECK_BELOW = 0.95
 def default_reader(model: Path = DEFAULT_MODEL) -> FaceReader:
     """The shipped model, loaded once per process."""
     return FaceReader(model)
+
+
+@lru_cache(maxsize=1)
+def default_leaning() -> CockedReader:
+    """The shipped cocked-die model, loaded once per process."""
+    return CockedReader()
 
 
 def load_finder(model: str | Path | None = None, threads: int = 1) -> DiceFinder:
@@ -156,14 +161,6 @@ def value_of(guess: Guess, kind: Kind, values: tuple[int, ...]) -> tuple[int, fl
     return int(values[best]), guess.probabilities[best]
 
 
-def cocked_probability(guesses: dict[str, Guess]) -> float:
-    """How likely the model finds the die cocked (0 without a cocked head)."""
-    guess = guesses.get("cocked")
-    if guess is None:
-        return 0.0
-    return guess.probability if guess.label in COCKED_LABELS else 1.0 - guess.probability
-
-
 def read_die(
     crop: np.ndarray,
     mask: np.ndarray,
@@ -172,10 +169,12 @@ def read_die(
     felt: FeltModel,
     guesses: dict[str, Guess],
     terms: Terms,
+    lean: float = 0.0,
 ) -> ReadDie:
     """One die from its box's pixels (BGR), its mask there, and its Lab ``pixels`` (for
     colour and finish, from the shrunk frame): the model's heads where it has them,
-    classical estimates elsewhere. Flagged ``unsure`` when the least sure of the needed
+    classical estimates elsewhere; ``lean``: how likely the cocked-die model finds it
+    cocked (read from overhead only). Flagged ``unsure`` when the least sure of the needed
     attributes is below ``UNSURE_BELOW``, the value is one the kind cannot show or the kind
     has values the model cannot say (a d10 before the model reads d10), or the pip count
     disagrees with the model."""
@@ -201,7 +200,7 @@ def read_die(
         if "finish" in guesses
         else (seen.finish, seen.finish_confidence)
     )
-    cocked = terms.overhead and (blob.cocked or cocked_probability(guesses) >= COCKED_FROM)
+    cocked = terms.overhead and (blob.cocked or lean >= COCKED_FROM)
     flags: list[Flag] = [f for f, on in (("cocked", cocked), ("occluded", blob.occluded)) if on]
     unreadable = value > FACES[kind] or max(terms.values) < FACES[kind]
     disagree = False
@@ -221,6 +220,7 @@ def recognise(
     coloured: bool = False,
     kinds: tuple[Kind, ...] = KINDS,
     finder: DiceFinder | None = None,
+    leaning: CockedReader | None = None,
 ) -> Reading:
     """Every die in a BGR (or grey) frame, in reading order, each with its flags.
 
@@ -228,7 +228,9 @@ def recognise(
     sure as its least sure of kind, value, colour and finish; otherwise kind and value.
     ``kinds``: the kinds of dice in play; a game of one kind (ten d10, five d6) tells the
     kind of every die, which no model or outline then needs to guess. ``finder``: the
-    detector used without a calibration (default: the shipped one, loaded once)."""
+    detector used without a calibration (default: the shipped one, loaded once).
+    ``leaning``: the cocked-die model, asked only with a calibration, when the camera looks
+    straight down (default: the shipped one, loaded once)."""
     began = time.perf_counter()
     frame = check_frame(frame)
     reader = reader or default_reader()
@@ -238,13 +240,18 @@ def recognise(
     needed = ("kind", "value", "colour", "finish") if coloured else ("kind", "value")
     values = tuple(int(v) for v in reader.classes("value"))
     terms = Terms(needed, kinds, values, overhead=calibration is not None)
+    leans = (
+        (leaning or default_leaning()).probabilities(frame, boxes)
+        if terms.overhead
+        else np.zeros(len(boxes))
+    )
     dice = []
     for i, (blob, heads) in enumerate(zip(found.blobs, guesses, strict=True)):
         x0, y0, x1, y1 = blob.box
         mask = found.labels[y0:y1, x0:x1] == i + 1
         crop = frame[y0:y1, x0:x1]
         pixels = found.work_pixels(i)
-        dice.append(read_die(crop, mask, pixels, blob, found.felt, heads, terms))
+        dice.append(read_die(crop, mask, pixels, blob, found.felt, heads, terms, float(leans[i])))
     ordered = tuple(dice[i] for i in reading_order(boxes))
     height, width = frame.shape[:2]
     return Reading(ordered, (time.perf_counter() - began) * 1000, (width, height))
@@ -263,14 +270,22 @@ class Recogniser:
         kinds: tuple[Kind, ...] = KINDS,
         threads: int = 1,
         finder_model: str | Path | None = None,
+        cocked_model: str | Path = DEFAULT_COCKED_MODEL,
     ) -> None:
         self.reader = FaceReader(model, threads=threads)
         self.finder = load_finder(finder_model, threads=threads)
+        self.leaning = CockedReader(cocked_model, threads=threads)
         self.calibration = calibration
         self.coloured = coloured
         self.kinds = kinds
 
     def __call__(self, frame: np.ndarray) -> Reading:
         return recognise(
-            frame, self.calibration, self.reader, self.coloured, self.kinds, self.finder
+            frame,
+            self.calibration,
+            self.reader,
+            self.coloured,
+            self.kinds,
+            self.finder,
+            self.leaning,
         )

@@ -217,3 +217,22 @@ def test_evaluate_scores_the_model_files_it_is_given(
     assert candidate["detection"] == shipped["detection"]  # same weights, same reading
     assert main([*args, "--model", str(tmp_path / "missing.onnx")]) == 2
     assert "model file missing" in capsys.readouterr().err
+
+
+def test_evaluate_scores_the_cocked_model_it_is_given(
+    scenes: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    for suffix in (".onnx", ".json"):
+        shutil.copy(models / f"cocked{suffix}", tmp_path / f"cand-cocked{suffix}")
+    args = ["evaluate", str(scenes), "--json", "--out", str(tmp_path / "report")]
+    assert main([*args, "--cocked", str(tmp_path / "cand-cocked.onnx")]) == 0
+    candidate = json.loads(capsys.readouterr().out)
+    assert candidate["cocked_model"] == {
+        "path": str(tmp_path / "cand-cocked.onnx"),
+        "version": "1.0.0",
+    }
+    assert main([*args, "--cocked", str(tmp_path / "missing.onnx")]) == 2
+    assert "model file missing" in capsys.readouterr().err

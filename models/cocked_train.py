@@ -1,0 +1,463 @@
+"""Train and export the cocked-die model (vision/cocked.py says why it exists).
+
+    python -m models.cocked_train --out data/runs/cocked --trunk data/runs/dieface-gpu/best.pt
+    python -m models.cocked_train --out data/runs/cocked --export models/cocked.onnx
+
+Crops come from the synthetic tray generator (``models.synth``), many dice cocked, cut upright
+as the runtime cuts them from jittered boxes; they are cached in ``data/synth-crops`` chunk by
+chunk, so a stopped build resumes. Training checkpoints every epoch and resumes from the last
+one; ``best.pt`` is the epoch with the fewest mistakes on the valid crops (a missed cocked
+die counted twice: it is scored from a face that is not on top, a needless flag costs the
+player a glance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import shutil
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import asdict, dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnxruntime as ort
+import torch
+from torch.nn import functional as F
+from tqdm import tqdm
+
+from models import spec
+from models.cocked_net import CockedNet, augment
+from models.net import count_parameters
+from models.synth import random_scene
+from models.synth_crops import CropSet, jitter_box, load_synthetic
+from models.train import Budget, _save, cpu_weights, latest_checkpoint
+from vision.cocked import CROP_SCALE, CockedReader, offset_from_centre, upright_crop
+
+TRAIN_SEED, VALID_SEED = 31000, 31001  # apart from the die-face sets and evaluation trays
+RECIPE = "cocked1"  # names the crops' cache folder: change it when scene_crops changes
+COCKED_SHARE = 0.2  # of dice drawn cocked (a real throw has fewer; the model needs examples)
+CUTS = 2  # crops per die, each from its own jittered box
+VERSION = "1.0.0"
+MISSED_WEIGHT = 2  # a missed cocked die counts as two needless flags
+
+
+def scene_crops(seed: int, index: int, size: int) -> CropSet:
+    """Upright crops of every die of scene ``index`` of set ``seed``; labels ``cocked``
+    (0/1) and ``offset`` (frame widths from the centre, float). Three scenes in four at
+    1280x960; one in five is five d6 (classic Yams), the rest d10, most of them the ten of
+    Yams impossible."""
+    setup = np.random.default_rng([seed, index, 1])
+    size_px = (1280, 960) if setup.random() < 0.75 else (640, 480)
+    pick = setup.random()
+    options: dict[str, Any] = (
+        {"n": 5, "kinds": ("d6",)} if pick < 0.2 else {"impossible": pick < 0.75}
+    )
+    scene = random_scene(
+        np.random.default_rng([seed, index]), size=size_px, cocked=COCKED_SHARE, **options
+    )
+    images, cocked, offsets = [], [], []
+    for die in scene.dice:
+        for _ in range(CUTS):
+            box = jitter_box(setup, die.box)
+            images.append(upright_crop(scene.image, box, size, CROP_SCALE))
+            cocked.append(int(die.spec.cocked))
+            offsets.append(offset_from_centre(scene.image.shape, box))
+    return CropSet(
+        np.asarray(images, np.uint8).reshape(-1, size, size, 3),
+        {"cocked": np.asarray(cocked, np.int64), "offset": np.asarray(offsets, np.float32)},
+    )
+
+
+def load_crops(seed: int, scenes: int, workers: int = 2, progress: bool = True) -> CropSet:
+    """The crops of scenes 0..``scenes``-1 of set ``seed`` (cached)."""
+    return load_synthetic(
+        seed,
+        scenes,
+        spec.INPUT_SIZE,
+        workers=workers,
+        progress=progress,
+        make=scene_crops,
+        recipe=RECIPE,
+    )
+
+
+def to_input(images: np.ndarray) -> torch.Tensor:
+    """uint8 (N, S, S, 3) → float (N, 3, S, S) in [0, 1]."""
+    return torch.as_tensor(images).permute(0, 3, 1, 2).float() / 255.0
+
+
+def standardise(x: torch.Tensor) -> torch.Tensor:
+    return (x - spec.MEAN) / spec.STD
+
+
+def predict(model: CockedNet, crops: CropSet, batch: int = 512) -> np.ndarray:
+    """How likely each crop's die is cocked, by the model in eval mode."""
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(crops), batch):
+            x = standardise(to_input(crops.images[i : i + batch]))
+            offset = torch.as_tensor(crops.labels["offset"][i : i + batch])
+            out.append(torch.softmax(model(x, offset), dim=1)[:, 1].numpy())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def mistakes(probability: np.ndarray, cocked: np.ndarray, threshold: float) -> dict[str, Any]:
+    """Missed cocked dice and flagged flat ones when flagging from ``threshold``."""
+    flag = probability >= threshold
+    missed, flagged = int((~flag & (cocked == 1)).sum()), int((flag & (cocked == 0)).sum())
+    return {
+        "threshold": round(float(threshold), 2),
+        "cocked": int((cocked == 1).sum()),
+        "flat": int((cocked == 0).sum()),
+        "missed": missed,
+        "flagged_flat": flagged,
+        "cost": MISSED_WEIGHT * missed + flagged,
+    }
+
+
+def best_threshold(probability: np.ndarray, cocked: np.ndarray) -> dict[str, Any]:
+    """The threshold (0.05 steps) with the lowest cost, and its mistakes."""
+    rows = [mistakes(probability, cocked, t) for t in np.arange(0.05, 0.951, 0.05)]
+    return min(rows, key=lambda r: (r["cost"], abs(r["threshold"] - 0.5)))
+
+
+@dataclass
+class Config:
+    scenes: int = 2500
+    valid_scenes: int = 300
+    epochs: int = 12
+    lr: float = 1e-3
+    batch_size: int = 256
+    weight_decay: float = 1e-4
+    label_smoothing: float = 0.02
+    threads: int = 2
+    seed: int = 0
+
+
+def initial_model(trunk: Path | None) -> CockedNet:
+    """A fresh net, its trunk copied from a die-face checkpoint when given."""
+    model = CockedNet()
+    if trunk is not None:
+        state = torch.load(trunk, map_location="cpu", weights_only=False)["model"]
+        prefix = "features."
+        model.features.load_state_dict(
+            {k[len(prefix) :]: v for k, v in state.items() if k.startswith(prefix)}
+        )
+    return model
+
+
+def fit(
+    train: CropSet,
+    valid: CropSet,
+    out: Path,
+    cfg: Config,
+    trunk: Path | None = None,
+    minutes: float = 0.0,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Train, checkpoint each epoch into ``out`` (a stopped run resumes after its last
+    finished epoch), keep the epoch of lowest valid cost in ``best.pt``; returns the summary
+    also written to ``summary.json``."""
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    model = initial_model(trunk)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    steps_per_epoch = len(train) // cfg.batch_size
+    if steps_per_epoch == 0:
+        raise ValueError(f"fewer crops than one batch ({len(train)} < {cfg.batch_size})")
+    budget = Budget(steps_per_epoch * cfg.epochs, minutes)
+    generator = torch.Generator().manual_seed(cfg.seed)
+    history: list[dict[str, Any]] = []
+    best: dict[str, Any] = {"epoch": 0, "cost": math.inf}
+    start, step = 0, 0
+    checkpoint = latest_checkpoint(out)
+    if checkpoint is not None:
+        state = torch.load(checkpoint, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        generator.set_state(state["generator"])
+        history, best, start, step = state["history"], state["best"], state["epoch"], state["step"]
+        print(f"resuming after epoch {start} from {checkpoint}", file=sys.stderr)
+    weights = torch.tensor([1.0, float(MISSED_WEIGHT)])
+    labels = torch.as_tensor(train.labels["cocked"])
+    offsets = torch.as_tensor(train.labels["offset"])
+    for epoch in range(start + 1, cfg.epochs + 1):
+        if budget.spent():
+            print(f"time budget of {minutes} min spent", file=sys.stderr)
+            break
+        began = time.perf_counter()
+        model.train()
+        order = torch.randperm(len(train), generator=generator)
+        batches = order[: steps_per_epoch * cfg.batch_size].split(cfg.batch_size)
+        bar = tqdm(batches, desc=f"epoch {epoch}/{cfg.epochs}", disable=not progress, leave=False)
+        for index in bar:
+            for group in optimiser.param_groups:  # cosine decay over the steps or the minutes
+                group["lr"] = cfg.lr * 0.5 * (1 + math.cos(math.pi * budget.progress(step)))
+            x = standardise(augment(to_input(train.images[index.numpy()]), generator))
+            loss = F.cross_entropy(
+                model(x, offsets[index]),
+                labels[index],
+                weight=weights,
+                label_smoothing=cfg.label_smoothing,
+            )
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            step += 1
+            bar.set_postfix(loss=f"{loss.item():.3f}")
+            if budget.spent():
+                break
+        row = {"epoch": epoch, "loss": float(loss.item()), "seconds": time.perf_counter() - began}
+        row["valid"] = best_threshold(predict(model, valid), valid.labels["cocked"])
+        history.append(row)
+        print(f"epoch {epoch}: valid {row['valid']}", file=sys.stderr)
+        if row["valid"]["cost"] < best["cost"]:
+            best = {"epoch": epoch, "cost": row["valid"]["cost"]}
+            _save({"model": cpu_weights(model), "epoch": epoch, "row": row}, out / "best.pt")
+        _save(
+            {
+                "model": model.state_dict(),
+                "optimiser": optimiser.state_dict(),
+                "generator": generator.get_state(),
+                "history": history,
+                "best": best,
+                "epoch": epoch,
+                "step": step,
+            },
+            out / f"epoch-{epoch:03d}.pt",
+        )
+    summary = {
+        "best": best,
+        "history": history,
+        "train_seconds": sum(r["seconds"] for r in history),
+        "train_crops": len(train),
+        "config": asdict(cfg),
+        "trunk": str(trunk) if trunk is not None else None,
+        "minutes": minutes,
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def export_onnx(model: CockedNet, path: Path) -> None:
+    """Write the model as ONNX: inputs ``crops`` and ``offset``, output ``cocked``, a free
+    batch size."""
+    model.eval()
+    dummy = (torch.zeros(1, 3, spec.INPUT_SIZE, spec.INPUT_SIZE), torch.zeros(1, 1))
+    names = list(CockedReader.INPUTS)
+    with warnings.catch_warnings():  # the legacy exporter warns on every call; it is chosen
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(
+            model,
+            dummy,
+            str(path),
+            dynamo=False,
+            opset_version=spec.OPSET,
+            input_names=names,
+            output_names=[CockedReader.OUTPUT],
+            dynamic_axes={n: {0: "batch"} for n in [*names, CockedReader.OUTPUT]},
+        )
+
+
+def max_difference(model: CockedNet, path: Path, crops: CropSet) -> float:
+    """Largest absolute difference of torch's and onnxruntime's logits on ``crops``."""
+    model.eval()
+    x = standardise(to_input(crops.images))
+    offset = torch.as_tensor(crops.labels["offset"]).reshape(-1, 1)
+    with torch.no_grad():
+        expected = model(x, offset).numpy()
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    (got,) = session.run(None, {"crops": x.numpy(), "offset": offset.numpy()})
+    return float(np.abs(expected - got).max())
+
+
+def card(path: Path, model: CockedNet, run: Path, valid: dict[str, Any]) -> dict[str, Any]:
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    cfg = summary["config"]
+    return {
+        "name": "cocked",
+        "version": VERSION,
+        "task": "whether a die seen from overhead is cocked (leaning, its top face tilted)",
+        "file": path.name,
+        "size_bytes": path.stat().st_size,
+        "parameters": count_parameters(model),
+        "weights": "float32",
+        "input": {
+            "name": "crops",
+            "shape": ["batch", 3, spec.INPUT_SIZE, spec.INPUT_SIZE],
+            "dtype": "float32",
+            "colour": "BGR channel order",
+            "crop": (
+                "square centred on the die's box, side = longer box side x 1.20, turned so "
+                "that the frame's centre lies straight below the die, edge pixels repeated "
+                "past the frame, bilinear; see vision/cocked.py upright_crop"
+            ),
+            "crop_scale": CROP_SCALE,
+            "normalisation": {
+                "formula": "(pixel / 255 - mean) / std",
+                "mean": spec.MEAN,
+                "std": spec.STD,
+            },
+        },
+        "inputs": {
+            "offset": "(batch, 1) float32: the box centre's distance from the frame's centre "
+            "in frame widths (vision/cocked.py offset_from_centre)"
+        },
+        "output": {"name": CockedReader.OUTPUT, "classes": ["no", "yes"], "kind": "logits"},
+        "training": {
+            "data": (
+                f"synthetic trays of models.synth, seed {TRAIN_SEED} scenes 0..{cfg['scenes'] - 1}"
+                f" ({summary['train_crops']} crops, {CUTS} jittered cuts per die, "
+                f"{COCKED_SHARE:.0%} of dice cocked)"
+            ),
+            "trunk_from": summary["trunk"] or "random weights",
+            "best_epoch": summary["best"]["epoch"],
+            "epochs_run": len(summary["history"]),
+            "train_seconds": round(summary["train_seconds"]),
+            "machine": "2 shared CPU cores, torch CPU, 2 threads",
+            "augmentation": (
+                "mirror about the upright axis, turn ±8°, scale ±10 %, shift ±5 %, "
+                "brightness ±15 %, channel tint ±10 %, grey 15 %, contrast x0.8-1.25, "
+                "noise up to 0.03"
+            ),
+            "loss": f"cross-entropy, cocked weighted {MISSED_WEIGHT}:1, label smoothing "
+            f"{cfg['label_smoothing']}",
+        },
+        "metrics": {
+            "valid_crops": valid
+            | {"set": f"seed {VALID_SEED}, scenes 0..{cfg['valid_scenes'] - 1}"},
+            "reproduce": {
+                "train": f"python -m models.cocked_train --out {run} --trunk {summary['trunk']} "
+                f"--scenes {cfg['scenes']} --valid-scenes {cfg['valid_scenes']} "
+                f"--epochs {cfg['epochs']} --lr {cfg['lr']} --minutes {summary['minutes']}",
+                "export": f"python -m models.cocked_train --out {run} --valid-scenes "
+                f"{cfg['valid_scenes']} --export models/cocked.onnx --evaluate DIR ...",
+                "pipeline": "yamscope evaluate DIR (the sets are made as docs/cocked-dice.md says)",
+            },
+        },
+        "date": date.today().isoformat(),
+    }
+
+
+def pipeline_metrics(folder: Path, model: Path, progress: bool = True) -> dict[str, Any]:
+    """What ``yamscope evaluate`` says of a labelled synthetic folder with ``model`` as the
+    cocked-die model: trays read entirely right, cocked dice flagged, flat dice flagged."""
+    from models.datasets import open_dataset
+    from models.evaluate_scenes import evaluate
+
+    tally, _ = evaluate(open_dataset(folder), progress=progress, cocked=model)
+    summary = tally.summary()
+    flags, cocked = summary["flags"], summary["cocked"]
+    return {
+        "photos": summary["photos"],
+        "entirely_right": summary["entirely_right"],
+        "cocked_labelled": cocked["labelled"],
+        "cocked_found": cocked["found"],
+        "cocked_flagged": cocked["flagged_cocked"],
+        "needless_cocked_flags": flags["by_flag"].get("cocked", 0) - cocked["flagged_cocked"],
+        "silent_errors": flags["silent_errors"],
+        "command": f"yamscope evaluate {folder}",
+    }
+
+
+def export(
+    run: Path,
+    target: Path,
+    valid: CropSet,
+    threshold: float,
+    evaluate_on: list[Path] | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Write ``run``'s best epoch as ONNX at ``target`` with its card; the card's metrics
+    are measured on the written file through the runtime's reader, and through the whole
+    pipeline on each folder of ``evaluate_on``."""
+    model = CockedNet()
+    model.load_state_dict(torch.load(run / "best.pt", map_location="cpu")["model"])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cocked.onnx"
+        export_onnx(model, path)
+        difference = max_difference(model, path, valid.subset(np.arange(min(256, len(valid)))))
+        if difference > 1e-3:
+            raise SystemExit(f"torch and onnxruntime disagree by {difference}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+    info = card(target, model, run, {})
+    target.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    reader = CockedReader(target)
+    probability = reader.probabilities_of(valid.images, valid.labels["offset"])
+    info["metrics"]["valid_crops"] |= mistakes(probability, valid.labels["cocked"], threshold)
+    info["metrics"]["pipeline"] = {
+        folder.name: pipeline_metrics(folder, target, progress) for folder in evaluate_on or []
+    }
+    info["export"] = {
+        "opset": spec.OPSET,
+        "torch": torch.__version__,
+        "onnxruntime": ort.__version__,
+        "max_abs_logit_difference_torch_vs_onnxruntime": difference,
+    }
+    target.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    return info
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Train the cocked-die model (resuming a stopped run in --out), or --export its best
+    epoch with a card."""
+    from vision.recognise import COCKED_FROM
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--out", type=Path, default=Path("data/runs/cocked"), help="run folder")
+    parser.add_argument("--trunk", type=Path, help="die-face checkpoint to start the trunk from")
+    parser.add_argument("--scenes", type=int, default=Config.scenes)
+    parser.add_argument("--valid-scenes", type=int, default=Config.valid_scenes)
+    parser.add_argument("--epochs", type=int, default=Config.epochs)
+    parser.add_argument("--lr", type=float, default=Config.lr)
+    parser.add_argument("--minutes", type=float, default=0.0, help="end when this time is spent")
+    parser.add_argument("--threads", type=int, default=Config.threads)
+    parser.add_argument("--export", type=Path, metavar="ONNX", help="export --out's best epoch")
+    parser.add_argument(
+        "--evaluate",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="with --export: a labelled synthetic folder to read through the pipeline for the "
+        "card (repeat)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    args = parser.parse_args(argv)
+    if args.trunk is not None and not args.trunk.is_file():
+        parser.error(f"--trunk {args.trunk}: no such checkpoint")
+    if args.export is not None and not (args.out / "best.pt").is_file():
+        parser.error(f"{args.out}: no best.pt to export (train first)")
+    for folder in args.evaluate or []:
+        if not (folder / "dataset.json").is_file():
+            parser.error(f"--evaluate {folder}: not a labelled synthetic folder (yamscope render)")
+    cfg = Config(
+        scenes=args.scenes,
+        valid_scenes=args.valid_scenes,
+        epochs=args.epochs,
+        lr=args.lr,
+        threads=args.threads,
+    )
+    progress = not args.quiet
+    valid = load_crops(VALID_SEED, cfg.valid_scenes, cfg.threads, progress)
+    if args.export is not None:
+        info = export(args.out, args.export, valid, COCKED_FROM, args.evaluate, progress)
+        print(f"wrote {args.export} and its card: valid {info['metrics']['valid_crops']}")
+        return 0
+    train = load_crops(TRAIN_SEED, cfg.scenes, cfg.threads, progress)
+    summary = fit(train, valid, args.out, cfg, args.trunk, args.minutes, progress)
+    print(f"best epoch {summary['best']}; weights in {args.out / 'best.pt'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,116 @@
+"""The cocked-die model's training: its crops, a few steps that resume, an export the runtime
+reads and that agrees with torch, and clear refusals. Needs the `train` extra (fails without
+it, as tests/models/test_train.py explains)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from models import cocked_train, synth_crops
+from models.cocked_net import CockedNet, augment
+from models.cocked_train import Config, best_threshold, export, fit, load_crops, scene_crops
+from models.synth.dataset import write_dataset
+from vision.cocked import CockedReader
+
+
+@pytest.fixture(scope="module")
+def few() -> synth_crops.CropSet:
+    """Upright crops of four scenes of a seed no model trains on."""
+    return synth_crops.concat([scene_crops(77, i, 64) for i in range(4)])
+
+
+def test_scene_crops_are_seeded_and_labelled(few: synth_crops.CropSet) -> None:
+    again = scene_crops(77, 0, 64)
+    assert np.array_equal(again.images, few.images[: len(again)])
+    assert few.images.shape[1:] == (64, 64, 3)
+    assert set(few.labels) == {"cocked", "offset"}
+    assert set(np.unique(few.labels["cocked"])) <= {0, 1}
+    offsets = few.labels["offset"]
+    assert offsets.dtype == np.float32 and offsets.min() >= 0 and offsets.max() < 0.65
+    assert len(few) % cocked_train.CUTS == 0  # every die cut the same number of times
+
+
+def test_crops_are_cached_apart_from_the_die_face_ones(synth_cache: Path) -> None:
+    crops = load_crops(5, 2, workers=1, progress=False)
+    folders = sorted(p.name for p in synth_cache.iterdir())
+    assert len(folders) == 1 and folders[0].startswith(cocked_train.RECIPE + "-seed5-")
+    assert np.array_equal(load_crops(5, 2, workers=1, progress=False).images, crops.images)
+
+
+def test_augment_keeps_shape_and_range() -> None:
+    x = torch.rand(6, 3, 64, 64)
+    y = augment(x, torch.Generator().manual_seed(0))
+    assert y.shape == x.shape and float(y.min()) >= 0 and float(y.max()) <= 1
+    assert not torch.equal(x, y)
+
+
+def test_the_threshold_weighs_a_miss_twice() -> None:
+    cocked = np.array([1, 1, 0, 0, 0, 0])
+    p = np.array([0.9, 0.32, 0.35, 0.1, 0.1, 0.1])
+    best = best_threshold(p, cocked)
+    assert best["missed"] == 0 and best["flagged_flat"] == 1 and best["cost"] == 1
+
+
+def test_a_few_steps_resume_and_export(tmp_path: Path, few: synth_crops.CropSet) -> None:
+    run = tmp_path / "run"
+    cfg = Config(scenes=4, valid_scenes=4, epochs=1, batch_size=16, threads=1)
+    first = fit(few, few, run, cfg, progress=False)
+    assert first["best"]["epoch"] == 1 and (run / "best.pt").is_file()
+    cfg.epochs = 2
+    second = fit(few, few, run, cfg, progress=False)
+    assert [r["epoch"] for r in second["history"]] == [1, 2]
+    target = tmp_path / "out" / "cocked.onnx"
+    trays = tmp_path / "trays"
+    write_dataset(trays, 2, seed=8, size=(640, 480), impossible=True, progress=False)
+    info = export(run, target, few, 0.5, [trays], progress=False)
+    card = json.loads(target.with_suffix(".json").read_text(encoding="utf-8"))
+    assert card["metrics"]["valid_crops"]["threshold"] == 0.5
+    read = card["metrics"]["pipeline"]["trays"]
+    assert read["photos"] == 2 and read["cocked_found"] <= read["cocked_labelled"]
+    assert read["command"] == f"yamscope evaluate {trays}"
+    assert info["export"]["max_abs_logit_difference_torch_vs_onnxruntime"] < 1e-3
+    reader = CockedReader(target)
+    p = reader.probabilities_of(few.images, few.labels["offset"])
+    model = CockedNet().eval()
+    model.load_state_dict(torch.load(run / "best.pt")["model"])
+    with torch.no_grad():
+        x = cocked_train.standardise(cocked_train.to_input(few.images))
+        expected = torch.softmax(model(x, torch.as_tensor(few.labels["offset"])), 1)[:, 1]
+    assert np.allclose(p, expected.numpy(), atol=1e-4)
+
+
+def test_the_trunk_comes_from_a_die_face_checkpoint(tmp_path: Path) -> None:
+    from models.net import DieFaceNet
+
+    face = DieFaceNet()
+    torch.nn.init.constant_(face.features[0].weight, 0.25)
+    torch.save({"model": face.state_dict()}, tmp_path / "face.pt")
+    model = cocked_train.initial_model(tmp_path / "face.pt")
+    assert torch.all(model.features[0].weight == 0.25)
+
+
+def test_bad_arguments_exit_with_one_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cocked_train.main(["--trunk", str(tmp_path / "none.pt")])
+    assert exc.value.code == 2
+    assert "no such checkpoint" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        cocked_train.main(["--out", str(tmp_path), "--export", str(tmp_path / "c.onnx")])
+    assert exc.value.code == 2
+    assert "no best.pt to export" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        cocked_train.main(["--evaluate", str(tmp_path)])
+    assert exc.value.code == 2
+    assert "not a labelled synthetic folder" in capsys.readouterr().err
+
+
+def test_fewer_crops_than_a_batch_are_refused(tmp_path: Path, few: synth_crops.CropSet) -> None:
+    with pytest.raises(ValueError, match="fewer crops than one batch"):
+        fit(few, few, tmp_path, Config(batch_size=len(few) + 1), progress=False)
