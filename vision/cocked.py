@@ -8,7 +8,8 @@ die-face model's cocked head could not tell the two apart. It flagged flat dice 
 and missed leaning ones: 87 % of ten-d10 trays were read entirely right, and nine failures in
 ten were cocked decisions. This model sees each die turned so that the photo's centre lies
 straight below it, and is told how far from the centre the die is (in frame widths). The
-camera's slant then always shows the same way, and what is left is the lean.
+camera's slant then always shows the same way, and what is left is the lean: 97.1 % of 1,000
+held-out trays are read entirely right (numbers in docs/cocked-dice.md).
 
 The optical axis is taken to meet the frame at its centre, which holds for a camera pointed
 straight down at the tray (the appliance's set-up).
