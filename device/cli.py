@@ -480,6 +480,10 @@ def cmd_render(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file, not a folder")
     engine = None
+    if args.engine == "numpy-wide":
+        from models.synth.dataset import NUMPY_WIDE
+
+        engine = NUMPY_WIDE
     if args.engine == "blender":
         try:
             from models.blender import engine as blender_engine
@@ -836,10 +840,11 @@ def build_parser() -> argparse.ArgumentParser:
     rnd.add_argument("--impossible", action="store_true", help="ten d10, five red, five white")
     rnd.add_argument(
         "--engine",
-        choices=("numpy", "blender"),
+        choices=("numpy", "numpy-wide", "blender"),
         default="numpy",
-        help="numpy: the fast generator (default); blender: photoreal Cycles renders (extra "
-        "'render', ~30 s a 640x480 scene)",
+        help="numpy: the fast generator (default); numpy-wide: the same seen by a camera as "
+        "wide as a Pi camera module's; blender: photoreal Cycles renders (extra 'render', "
+        "~30 s a 640x480 scene)",
     )
     rnd.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (blender)")
     rnd.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -23,6 +23,7 @@ import time
 import warnings
 from dataclasses import asdict, dataclass
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,31 +37,42 @@ from models import spec
 from models.cocked_net import CockedNet, augment
 from models.net import count_parameters
 from models.synth import random_scene
+from models.synth.dataset import WIDE_CAMERA
 from models.synth_crops import CropSet, jitter_box, load_synthetic
 from models.train import Budget, _save, cpu_weights, latest_checkpoint
 from vision.cocked import CROP_SCALE, CockedReader, offset_from_centre, upright_crop
 
 TRAIN_SEED, VALID_SEED = 31000, 31001  # apart from the die-face sets and evaluation trays
 RECIPE = "cocked1"  # names the crops' cache folder: change it when scene_crops changes
+# the camera's height above the felt in frame widths: the generator's usual narrow lens, and
+# one as wide as a Raspberry Pi camera module's
+NARROW_CAMERA = (1.3, 2.6)
 COCKED_SHARE = 0.2  # of dice drawn cocked (a real throw has fewer; the model needs examples)
 CUTS = 2  # crops per die, each from its own jittered box
 VERSION = "1.0.0"
 MISSED_WEIGHT = 2  # a missed cocked die counts as two needless flags
 
 
-def scene_crops(seed: int, index: int, size: int) -> CropSet:
+def scene_crops(seed: int, index: int, size: int, wide_share: float = 0.0) -> CropSet:
     """Upright crops of every die of scene ``index`` of set ``seed``; labels ``cocked``
     (0/1) and ``offset`` (frame widths from the centre, float). Three scenes in four at
     1280x960; one in five is five d6 (classic Yams), the rest d10, most of them the ten of
-    Yams impossible."""
+    Yams impossible; ``wide_share`` of them seen by a camera as wide as a Pi camera module's."""
     setup = np.random.default_rng([seed, index, 1])
     size_px = (1280, 960) if setup.random() < 0.75 else (640, 480)
     pick = setup.random()
     options: dict[str, Any] = (
         {"n": 5, "kinds": ("d6",)} if pick < 0.2 else {"impossible": pick < 0.75}
     )
+    camera = NARROW_CAMERA
+    if wide_share > 0:  # no draw otherwise: the crops of 1.0.0 stay the same
+        camera = WIDE_CAMERA if setup.random() < wide_share else NARROW_CAMERA
     scene = random_scene(
-        np.random.default_rng([seed, index]), size=size_px, cocked=COCKED_SHARE, **options
+        np.random.default_rng([seed, index]),
+        size=size_px,
+        cocked=COCKED_SHARE,
+        camera=camera,
+        **options,
     )
     images, cocked, offsets = [], [], []
     for die in scene.dice:
@@ -75,7 +87,9 @@ def scene_crops(seed: int, index: int, size: int) -> CropSet:
     )
 
 
-def load_crops(seed: int, scenes: int, workers: int = 2, progress: bool = True) -> CropSet:
+def load_crops(
+    seed: int, scenes: int, workers: int = 2, progress: bool = True, wide_share: float = 0.0
+) -> CropSet:
     """The crops of scenes 0..``scenes``-1 of set ``seed`` (cached)."""
     return load_synthetic(
         seed,
@@ -83,8 +97,8 @@ def load_crops(seed: int, scenes: int, workers: int = 2, progress: bool = True) 
         spec.INPUT_SIZE,
         workers=workers,
         progress=progress,
-        make=scene_crops,
-        recipe=RECIPE,
+        make=partial(scene_crops, wide_share=wide_share) if wide_share else scene_crops,
+        recipe=RECIPE + (f"-wide{wide_share:g}" if wide_share else ""),
     )
 
 
@@ -140,12 +154,16 @@ class Config:
     label_smoothing: float = 0.02
     threads: int = 2
     seed: int = 0
+    wide_share: float = 0.0  # of scenes seen by a camera as wide as a Pi camera module's
 
 
-def initial_model(trunk: Path | None) -> CockedNet:
-    """A fresh net, its trunk copied from a die-face checkpoint when given."""
+def initial_model(trunk: Path | None, weights: Path | None = None) -> CockedNet:
+    """A fresh net, its trunk copied from a die-face checkpoint when given, or the whole of
+    it from a cocked-die checkpoint (``weights``, to fine-tune)."""
     model = CockedNet()
-    if trunk is not None:
+    if weights is not None:
+        model.load_state_dict(torch.load(weights, map_location="cpu", weights_only=False)["model"])
+    elif trunk is not None:
         state = torch.load(trunk, map_location="cpu", weights_only=False)["model"]
         prefix = "features."
         model.features.load_state_dict(
@@ -162,6 +180,7 @@ def fit(
     trunk: Path | None = None,
     minutes: float = 0.0,
     progress: bool = True,
+    weights: Path | None = None,
 ) -> dict[str, Any]:
     """Train, checkpoint each epoch into ``out`` (a stopped run resumes after its last
     finished epoch), keep the epoch of lowest valid cost in ``best.pt``; returns the summary
@@ -169,7 +188,7 @@ def fit(
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     out.mkdir(parents=True, exist_ok=True)
-    model = initial_model(trunk)
+    model = initial_model(trunk, weights)
     optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps_per_epoch = len(train) // cfg.batch_size
     if steps_per_epoch == 0:
@@ -242,6 +261,7 @@ def fit(
         "train_crops": len(train),
         "config": asdict(cfg),
         "trunk": str(trunk) if trunk is not None else None,
+        "weights": str(weights) if weights is not None else None,
         "minutes": minutes,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
@@ -317,9 +337,11 @@ def card(path: Path, model: CockedNet, run: Path, valid: dict[str, Any]) -> dict
             "data": (
                 f"synthetic trays of models.synth, seed {TRAIN_SEED} scenes 0..{cfg['scenes'] - 1}"
                 f" ({summary['train_crops']} crops, {CUTS} jittered cuts per die, "
-                f"{COCKED_SHARE:.0%} of dice cocked)"
+                f"{COCKED_SHARE:.0%} of dice cocked, {cfg.get('wide_share', 0):.0%} of scenes "
+                "seen by a wide camera)"
             ),
             "trunk_from": summary["trunk"] or "random weights",
+            "fine_tuned_from": summary.get("weights"),
             "best_epoch": summary["best"]["epoch"],
             "epochs_run": len(summary["history"]),
             "train_seconds": round(summary["train_seconds"]),
@@ -336,9 +358,15 @@ def card(path: Path, model: CockedNet, run: Path, valid: dict[str, Any]) -> dict
             "valid_crops": valid
             | {"set": f"seed {VALID_SEED}, scenes 0..{cfg['valid_scenes'] - 1}"},
             "reproduce": {
-                "train": f"python -m models.cocked_train --out {run} --trunk {summary['trunk']} "
-                f"--scenes {cfg['scenes']} --valid-scenes {cfg['valid_scenes']} "
-                f"--epochs {cfg['epochs']} --lr {cfg['lr']} --minutes {summary['minutes']}",
+                "train": f"python -m models.cocked_train --out {run} "
+                + (
+                    f"--weights {summary['weights']} "
+                    if summary.get("weights")
+                    else f"--trunk {summary['trunk']} "
+                )
+                + f"--scenes {cfg['scenes']} --valid-scenes {cfg['valid_scenes']} "
+                + (f"--wide-share {cfg['wide_share']:g} " if cfg.get("wide_share") else "")
+                + f"--epochs {cfg['epochs']} --lr {cfg['lr']} --minutes {summary['minutes']}",
                 "export": f"python -m models.cocked_train --out {run} --valid-scenes "
                 f"{cfg['valid_scenes']} --export models/cocked.onnx --evaluate DIR ...",
                 "pipeline": "yamscope evaluate DIR (the sets are made as docs/cocked-dice.md says)",
@@ -416,12 +444,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--out", type=Path, default=Path("data/runs/cocked"), help="run folder")
     parser.add_argument("--trunk", type=Path, help="die-face checkpoint to start the trunk from")
+    parser.add_argument("--weights", type=Path, help="cocked-die checkpoint to fine-tune")
     parser.add_argument("--scenes", type=int, default=Config.scenes)
     parser.add_argument("--valid-scenes", type=int, default=Config.valid_scenes)
     parser.add_argument("--epochs", type=int, default=Config.epochs)
     parser.add_argument("--lr", type=float, default=Config.lr)
     parser.add_argument("--minutes", type=float, default=0.0, help="end when this time is spent")
     parser.add_argument("--threads", type=int, default=Config.threads)
+    parser.add_argument(
+        "--wide-share",
+        type=float,
+        default=Config.wide_share,
+        help="share of scenes seen by a camera as wide as a Pi camera module's (0..1)",
+    )
     parser.add_argument("--export", type=Path, metavar="ONNX", help="export --out's best epoch")
     parser.add_argument(
         "--evaluate",
@@ -433,8 +468,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     args = parser.parse_args(argv)
-    if args.trunk is not None and not args.trunk.is_file():
-        parser.error(f"--trunk {args.trunk}: no such checkpoint")
+    for option, path in (("--trunk", args.trunk), ("--weights", args.weights)):
+        if path is not None and not path.is_file():
+            parser.error(f"{option} {path}: no such checkpoint")
     if args.export is not None and not (args.out / "best.pt").is_file():
         parser.error(f"{args.out}: no best.pt to export (train first)")
     for folder in args.evaluate or []:
@@ -446,15 +482,18 @@ def main(argv: list[str] | None = None) -> int:
         epochs=args.epochs,
         lr=args.lr,
         threads=args.threads,
+        wide_share=args.wide_share,
     )
+    if not 0 <= cfg.wide_share <= 1:
+        parser.error(f"--wide-share is a share of scenes, 0..1; not {cfg.wide_share}")
     progress = not args.quiet
-    valid = load_crops(VALID_SEED, cfg.valid_scenes, cfg.threads, progress)
+    valid = load_crops(VALID_SEED, cfg.valid_scenes, cfg.threads, progress, cfg.wide_share)
     if args.export is not None:
         info = export(args.out, args.export, valid, COCKED_FROM, args.evaluate, progress)
         print(f"wrote {args.export} and its card: valid {info['metrics']['valid_crops']}")
         return 0
-    train = load_crops(TRAIN_SEED, cfg.scenes, cfg.threads, progress)
-    summary = fit(train, valid, args.out, cfg, args.trunk, args.minutes, progress)
+    train = load_crops(TRAIN_SEED, cfg.scenes, cfg.threads, progress, cfg.wide_share)
+    summary = fit(train, valid, args.out, cfg, args.trunk, args.minutes, progress, args.weights)
     print(f"best epoch {summary['best']}; weights in {args.out / 'best.pt'}")
     return 0
 

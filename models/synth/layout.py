@@ -31,9 +31,15 @@ def _jitter(rng: np.random.Generator, bgr: Sequence[int], amount: float) -> tupl
     return int(b), int(g), int(r)
 
 
-def random_tray(rng: np.random.Generator, size: tuple[int, int] = (640, 480)) -> Tray:
+def random_tray(
+    rng: np.random.Generator,
+    size: tuple[int, int] = (640, 480),
+    camera: tuple[float, float] = (1.3, 2.6),
+) -> Tray:
     """A random table: felt colour, tray placement in the frame, camera height, lamp, the
-    camera's noise and the colours and numeral style of the set of dice."""
+    camera's noise and the colours and numeral style of the set of dice. ``camera``: the
+    range of the camera's height above the felt, in frame widths (the default is a narrow
+    lens, 22-42° across; a Raspberry Pi camera module sees 62-66°, about 0.8)."""
     w, h = int(size[0]), int(size[1])
     if w < 64 or h < 64:
         raise ValueError(f"a photo of at least 64x64 pixels, not {w}x{h}")
@@ -68,7 +74,7 @@ def random_tray(rng: np.random.Generator, size: tuple[int, int] = (640, 480)) ->
         wall_height=round(float(rng.uniform(1.3, 3.0) * die), 2),
         table=_jitter(rng, TABLES[int(rng.integers(len(TABLES)))], 0.2),
         felt_grain=round(float(rng.uniform(0.025, 0.07)), 4),
-        camera_height=round(float(rng.uniform(1.3, 2.6) * w), 1),
+        camera_height=round(float(rng.uniform(*camera) * w), 1),
         light=tuple(round(v, 4) for v in light),
         ambient=round(float(rng.uniform(0.35, 0.6)), 3),
         exposure=round(float(rng.uniform(0.85, 1.15)), 3),
@@ -333,9 +339,10 @@ def random_scene(
     kinds: Sequence[str] = ("d10",),
     impossible: bool = False,
     cocked: float = 0.05,
+    camera: tuple[float, float] = (1.3, 2.6),
 ) -> Scene:
     """A random table and throw, drawn: ``n`` dice (default 1..10; ten for ``impossible``)."""
-    tray = random_tray(rng, size)
+    tray = random_tray(rng, size, camera)
     if n is None:
         n = 10 if impossible else int(rng.integers(1, 11))
     specs = random_specs(rng, n, kinds, impossible=impossible, cocked=cocked)

@@ -42,6 +42,16 @@ def test_crops_are_cached_apart_from_the_die_face_ones(synth_cache: Path) -> Non
     assert np.array_equal(load_crops(5, 2, workers=1, progress=False).images, crops.images)
 
 
+def test_a_share_of_wide_camera_scenes_is_cached_apart(synth_cache: Path) -> None:
+    narrow = load_crops(5, 1, workers=1, progress=False)
+    wide = load_crops(5, 1, workers=1, progress=False, wide_share=1.0)
+    assert sorted(p.name.split("-seed")[0] for p in synth_cache.iterdir()) == [
+        cocked_train.RECIPE,
+        cocked_train.RECIPE + "-wide1",
+    ]
+    assert len(wide) == len(narrow) and not np.array_equal(wide.images, narrow.images)
+
+
 def test_augment_keeps_shape_and_range() -> None:
     x = torch.rand(6, 3, 64, 64)
     y = augment(x, torch.Generator().manual_seed(0))
@@ -84,6 +94,14 @@ def test_a_few_steps_resume_and_export(tmp_path: Path, few: synth_crops.CropSet)
     assert np.allclose(p, expected.numpy(), atol=1e-4)
 
 
+def test_a_fine_tune_starts_from_the_whole_cocked_net(tmp_path: Path) -> None:
+    start = CockedNet()
+    torch.nn.init.constant_(start.head[1].weight, 0.5)
+    torch.save({"model": start.state_dict()}, tmp_path / "cocked.pt")
+    model = cocked_train.initial_model(None, tmp_path / "cocked.pt")
+    assert torch.all(model.head[1].weight == 0.5)
+
+
 def test_the_trunk_comes_from_a_die_face_checkpoint(tmp_path: Path) -> None:
     from models.net import DieFaceNet
 
@@ -102,9 +120,17 @@ def test_bad_arguments_exit_with_one_message(
     assert exc.value.code == 2
     assert "no such checkpoint" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
+        cocked_train.main(["--weights", str(tmp_path / "none.pt")])
+    assert exc.value.code == 2
+    assert "--weights" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
         cocked_train.main(["--out", str(tmp_path), "--export", str(tmp_path / "c.onnx")])
     assert exc.value.code == 2
     assert "no best.pt to export" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        cocked_train.main(["--wide-share", "2"])
+    assert exc.value.code == 2
+    assert "--wide-share is a share" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
         cocked_train.main(["--evaluate", str(tmp_path)])
     assert exc.value.code == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 import sys
 from pathlib import Path
 
@@ -401,3 +402,28 @@ def test_synth_imports_only_numpy_opencv_and_tqdm() -> None:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("models")
     }
     assert all(m.startswith("models.synth") for m in internal), internal
+
+
+def test_the_camera_range_sets_how_high_the_camera_stands() -> None:
+    """The default stays the narrow lens every set so far was drawn with; a wide one (a Pi
+    camera module) stands lower, and nothing else about the table changes."""
+    narrow = random_tray(np.random.default_rng(3), (1280, 960))
+    again = random_tray(np.random.default_rng(3), (1280, 960), (1.3, 2.6))
+    wide = random_tray(np.random.default_rng(3), (1280, 960), (0.65, 1.3))
+    assert narrow == again
+    assert 1.3 * 1280 <= narrow.camera_height <= 2.6 * 1280
+    assert 0.65 * 1280 <= wide.camera_height <= 1.3 * 1280
+    assert wide.felt == narrow.felt and wide.area == narrow.area
+
+
+def test_the_wide_camera_engine_is_a_folder_of_its_own(tmp_path: Path) -> None:
+    from models.synth.dataset import NUMPY_WIDE, WIDE_CAMERA, DatasetError, write_dataset
+
+    out = tmp_path / "wide"
+    write_dataset(out, 2, seed=4, size=(320, 240), engine=NUMPY_WIDE, progress=False)
+    for label in sorted((out / "labels").glob("*.json")):
+        tray = json.loads(label.read_text(encoding="utf-8"))["tray"]
+        low, high = (v * 320 for v in WIDE_CAMERA)
+        assert low - 0.1 <= tray["camera_height"] <= high + 0.1
+    with pytest.raises(DatasetError, match="generator"):
+        write_dataset(out, 2, seed=4, size=(320, 240), progress=False)
