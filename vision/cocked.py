@@ -26,10 +26,9 @@ from typing import Any
 
 import cv2
 import numpy as np
-import onnxruntime as ort
 
 from vision.errors import BadModelError
-from vision.faces import MODELS, softmax
+from vision.faces import MODELS, onnx_session, softmax
 from vision.reading import Box
 
 DEFAULT_COCKED_MODEL = MODELS / "cocked.onnx"
@@ -115,15 +114,7 @@ class CockedReader:
         if not model.is_file():
             raise BadModelError(f"{model}: model file missing")
         self.card = CockedCard.load(model.with_suffix(".json"))
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self.session = ort.InferenceSession(
-                str(model), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own types for corrupt files
-            raise BadModelError(f"{model}: not a loadable ONNX model ({exc})") from None
+        self.session = onnx_session(model, threads)
         inputs = {i.name for i in self.session.get_inputs()}
         outputs = {o.name for o in self.session.get_outputs()}
         if inputs != set(self.INPUTS) or self.OUTPUT not in outputs:

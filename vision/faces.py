@@ -131,6 +131,18 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return shifted / shifted.sum(axis=1, keepdims=True)
 
 
+def onnx_session(model: Path, threads: int) -> ort.InferenceSession:
+    """An onnxruntime session on the CPU with ``threads`` threads; BadModelError when the
+    file is not a loadable model."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    try:
+        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own types for corrupt files
+        raise BadModelError(f"{model}: not a loadable ONNX model ({exc})") from None
+
+
 class FaceReader:
     """The ONNX die-face model and its card, loaded once (one thread by default: the Pi
     keeps its other cores for the camera and the web page)."""
@@ -140,15 +152,7 @@ class FaceReader:
         if not model.is_file():
             raise BadModelError(f"{model}: model file missing")
         self.card = load_card(model.with_suffix(".json"))
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        try:
-            self.session = ort.InferenceSession(
-                str(model), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:  # onnxruntime raises its own types for corrupt files
-            raise BadModelError(f"{model}: not a loadable ONNX model ({exc})") from None
+        self.session = onnx_session(model, threads)
         outputs = {o.name for o in self.session.get_outputs()}
         inputs = {i.name for i in self.session.get_inputs()}
         missing = {h.output for h in self.card.heads} - outputs
