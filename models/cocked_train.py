@@ -300,7 +300,8 @@ def max_difference(model: CockedNet, path: Path, crops: CropSet) -> float:
     return float(np.abs(expected - got).max())
 
 
-def card(path: Path, model: CockedNet, run: Path, valid: dict[str, Any]) -> dict[str, Any]:
+def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
+    """The card as a dict, its measured metrics left for ``export`` to add."""
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     cfg = summary["config"]
     return {
@@ -355,8 +356,7 @@ def card(path: Path, model: CockedNet, run: Path, valid: dict[str, Any]) -> dict
             f"{cfg['label_smoothing']}",
         },
         "metrics": {
-            "valid_crops": valid
-            | {"set": f"seed {VALID_SEED}, scenes 0..{cfg['valid_scenes'] - 1}"},
+            "valid_crops": {"set": f"seed {VALID_SEED}, scenes 0..{cfg['valid_scenes'] - 1}"},
             "reproduce": {
                 "train": f"python -m models.cocked_train --out {run} "
                 + (
@@ -418,7 +418,7 @@ def export(
             raise SystemExit(f"torch and onnxruntime disagree by {difference}")
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
-    info = card(target, model, run, {})
+    info = card(target, model, run)
     target.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     reader = CockedReader(target)
     probability = reader.probabilities_of(valid.images, valid.labels["offset"])
