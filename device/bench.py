@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from vision.calibration import Calibration, calibrate
+from vision.calibration import Calibration
 from vision.reading import Reading
 from vision.recognise import Recogniser
 
@@ -41,11 +41,12 @@ def standard_frame(
     seed: int = STANDARD_SEED, size: tuple[int, int] = STANDARD_SIZE
 ) -> tuple[np.ndarray, Calibration]:
     """A synthetic Yams impossible throw (ten d10) and the calibration on its empty tray."""
-    from models.synth import empty_tray, random_scene
+    from device.camera.simulated_source import calibrate_tray
+    from models.synth import random_scene
 
     rng = np.random.default_rng(seed)
     scene = random_scene(rng, size, impossible=True)
-    return scene.image, calibrate(empty_tray(scene.tray, rng))
+    return scene.image, calibrate_tray(scene.tray, rng)
 
 
 def rune55_photo() -> Path | None:
@@ -131,18 +132,17 @@ def run_appliance(
     ``idle_seconds`` of watching the empty tray, then ``throws`` throws of Yams impossible,
     each waited for up to ``timeout`` seconds."""
     from device.camera import CameraRunner
-    from device.camera.simulated_source import SimulatedSource
+    from device.camera.simulated_source import SimulatedSource, calibrate_tray
     from device.store import Store
     from device.table import TableSession
     from device.tray import TrayWatcher
-    from models.synth import empty_tray
 
     with tempfile.TemporaryDirectory(prefix="yamscope-bench-") as tmp:
         session = TableSession(
             Store(Path(tmp) / "bench.db"), rng=random.Random(seed), cache_dir=tmp, advice=False
         )
         source = SimulatedSource(size=size, seed=seed, kinds=("d10",))
-        recogniser = _TimedRecogniser(calibrate(empty_tray(source.tray, np.random.default_rng(0))))
+        recogniser = _TimedRecogniser(calibrate_tray(source.tray, np.random.default_rng(0)))
         watcher = TrayWatcher(session, CameraRunner(source), recogniser, snapshots=True)
         session.watcher = watcher
         session.new_game("impossible", None, ["Bench"])

@@ -452,6 +452,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             model=Path(args.model) if args.model else None,
             detector=Path(args.detector) if args.detector else None,
             cocked=Path(args.cocked) if args.cocked else None,
+            field_of_view=args.field_of_view,
         )
     except (DatasetError, VisionError) as exc:
         raise UsageError(str(exc)) from None
@@ -558,7 +559,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     import numpy as np
 
     from device.paths import data_dir
-    from vision.calibration import calibrate, save
+    from vision.calibration import DEFAULT_FIELD_OF_VIEW, calibrate, save
     from vision.errors import VisionError
     from vision.images import load_image
     from vision.overlay import draw_calibration
@@ -567,7 +568,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     png = Path(args.png) if args.png else out.with_suffix(".png")
     try:
         image = load_image(args.image)
-        calibration = calibrate(image)
+        told = args.field_of_view
+        calibration = calibrate(image, field_of_view=told or DEFAULT_FIELD_OF_VIEW)
     except VisionError as exc:
         raise UsageError(str(exc)) from None
     save(calibration, out)
@@ -581,6 +583,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"tray: {len(calibration.area)} corners, {area:.0%} of the {width}x{height} photo")
     print(f"felt colour: L* {l_:.0f}, a* {a_:.0f}, b* {b_:.0f}")
     print(f"die size: {calibration.die_side:.0f} px ({how})")
+    told_how = "as told" if told else "not told: a Pi Camera Module 3's"
+    print(f"camera: {calibration.field_of_view:g}° across ({told_how})")
     print(
         f"light: lightness {light.mean_lightness:.0f}, exposure {light.exposure:.0%}, "
         f"clipped {light.saturated_share:.2%}, unevenness {light.unevenness:.0%}"
@@ -823,6 +827,13 @@ def build_parser() -> argparse.ArgumentParser:
     evs.add_argument(
         "--kind", choices=("d6", "d10"), help="every die is of this kind (default: the dataset's)"
     )
+    evs.add_argument(
+        "--field-of-view",
+        type=float,
+        metavar="DEG",
+        help="synthetic sets: calibrate as if the camera saw DEG degrees across, not what the "
+        "labels say (to measure a wrong setting)",
+    )
     evs.set_defaults(func=cmd_evaluate)
 
     rnd = sub.add_parser(
@@ -875,6 +886,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="FILE", help="default: calibration.json in the user data folder"
     )
     cal.add_argument("--png", metavar="FILE", help="default: beside --out, ending .png")
+    cal.add_argument(
+        "--field-of-view",
+        type=float,
+        metavar="DEG",
+        help="the camera's horizontal field of view in degrees, which a photo does not tell; "
+        "the cocked-die model needs it (default: 66, a Raspberry Pi Camera Module 3's; "
+        "Camera Module 2: 62.2; Camera Module 3 Wide: 102; an HQ camera: its lens's)",
+    )
     cal.set_defaults(func=cmd_calibrate)
     return parser
 

@@ -69,9 +69,9 @@ def start_tray(session: TableSession, config: Config, source: CameraSource, data
     if calibration is None and tray is not None:  # the simulated tray calibrates itself
         import numpy as np
 
-        from models.synth import empty_tray
+        from device.camera.simulated_source import calibrate_tray
 
-        calibration = calibrations.calibrate(empty_tray(tray, np.random.default_rng(0)))
+        calibration = calibrate_tray(tray, np.random.default_rng(0))
     runner = CameraRunner(frames, watchdog_seconds=config.camera.watchdog_seconds)
     watcher = TrayWatcher(
         session,

@@ -2,8 +2,8 @@
 augmentation.
 
 The trunk is the die-face net's (same layers, started from its weights): it already knows
-dice, felt and light. The head also hears how far from the frame's centre the die lies, since
-the slant at which the camera sees a flat die grows with it.
+dice, felt and light. The head also hears the slant at which the camera sees the die (the
+tangent of its angle off the optical axis), since how much side a flat die shows grows with it.
 """
 
 from __future__ import annotations
@@ -14,11 +14,13 @@ from torch.nn import functional as F
 
 from models.net import DieFaceNet
 
-OFFSET_GAIN = 4.0  # offsets run 0..~0.6 frame widths; this brings them near the features' scale
+# slants run 0..~0.9; this brings them near the features' scale (and, on the narrow lenses of
+# model 1.0.0, near the offset x 4 it heard, so 2.0.0 could start from its weights)
+SLANT_GAIN = 8.0
 
 
 class CockedNet(nn.Module):
-    """(N, 3, S, S) standardised upright BGR crops and (N, 1) offsets → (N, 2) logits
+    """(N, 3, S, S) standardised upright BGR crops and (N, 1) slants → (N, 2) logits
     (not cocked, cocked)."""
 
     def __init__(self) -> None:
@@ -29,9 +31,9 @@ class CockedNet(nn.Module):
             nn.Dropout(0.2), nn.Linear(width + 2, 64), nn.ReLU(inplace=True), nn.Linear(64, 2)
         )
 
-    def forward(self, crops: torch.Tensor, offset: torch.Tensor) -> torch.Tensor:
+    def forward(self, crops: torch.Tensor, slant: torch.Tensor) -> torch.Tensor:
         pooled = self.features(crops).mean(dim=(2, 3))
-        r = offset.reshape(-1, 1) * OFFSET_GAIN
+        r = slant.reshape(-1, 1) * SLANT_GAIN
         return self.head(torch.cat([pooled, r, r * r], dim=1))
 
 

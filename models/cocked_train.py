@@ -37,36 +37,33 @@ from models import spec
 from models.cocked_net import CockedNet, augment
 from models.net import count_parameters
 from models.synth import random_scene
-from models.synth.dataset import WIDE_CAMERA
+from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
 from models.synth_crops import CropSet, jitter_box, load_synthetic
 from models.train import Budget, _save, cpu_weights, latest_checkpoint
-from vision.cocked import CROP_SCALE, CockedReader, offset_from_centre, upright_crop
+from vision.cocked import CROP_SCALE, CockedReader, upright_crop
+from vision.perspective import slant
 
 TRAIN_SEED, VALID_SEED = 31000, 31001  # apart from the die-face sets and evaluation trays
-RECIPE = "cocked1"  # names the crops' cache folder: change it when scene_crops changes
-# the camera's height above the felt in frame widths: the generator's usual narrow lens, and
-# one as wide as a Raspberry Pi camera module's
-NARROW_CAMERA = (1.3, 2.6)
+RECIPE = "cocked3"  # names the crops' cache folder: change it when scene_crops changes
 COCKED_SHARE = 0.2  # of dice drawn cocked (a real throw has fewer; the model needs examples)
 CUTS = 2  # crops per die, each from its own jittered box
-VERSION = "1.0.0"
+VERSION = "2.0.0"
 MISSED_WEIGHT = 2  # a missed cocked die counts as two needless flags
 
 
-def scene_crops(seed: int, index: int, size: int, wide_share: float = 0.0) -> CropSet:
+def scene_crops(seed: int, index: int, size: int, wide_share: float = 0.5) -> CropSet:
     """Upright crops of every die of scene ``index`` of set ``seed``; labels ``cocked``
-    (0/1) and ``offset`` (frame widths from the centre, float). Three scenes in four at
-    1280x960; one in five is five d6 (classic Yams), the rest d10, most of them the ten of
-    Yams impossible; ``wide_share`` of them seen by a camera as wide as a Pi camera module's."""
+    (0/1) and ``slant`` (float, vision/cocked.py). Three scenes in four at 1280x960; one in
+    five is five d6 (classic Yams), the rest d10, most of them the ten of Yams impossible;
+    ``wide_share`` of them seen by a camera as wide as a Pi camera module's, the others by
+    a narrow one."""
     setup = np.random.default_rng([seed, index, 1])
     size_px = (1280, 960) if setup.random() < 0.75 else (640, 480)
     pick = setup.random()
     options: dict[str, Any] = (
         {"n": 5, "kinds": ("d6",)} if pick < 0.2 else {"impossible": pick < 0.75}
     )
-    camera = NARROW_CAMERA
-    if wide_share > 0:  # no draw otherwise: the crops of 1.0.0 stay the same
-        camera = WIDE_CAMERA if setup.random() < wide_share else NARROW_CAMERA
+    camera = WIDE_CAMERA if setup.random() < wide_share else NARROW_CAMERA
     scene = random_scene(
         np.random.default_rng([seed, index]),
         size=size_px,
@@ -74,21 +71,22 @@ def scene_crops(seed: int, index: int, size: int, wide_share: float = 0.0) -> Cr
         camera=camera,
         **options,
     )
-    images, cocked, offsets = [], [], []
+    focal = scene.tray.camera_height / size_px[0]
+    images, cocked, slants = [], [], []
     for die in scene.dice:
         for _ in range(CUTS):
             box = jitter_box(setup, die.box)
             images.append(upright_crop(scene.image, box, size, CROP_SCALE))
             cocked.append(int(die.spec.cocked))
-            offsets.append(offset_from_centre(scene.image.shape, box))
+            slants.append(slant(scene.image.shape, box, focal))
     return CropSet(
         np.asarray(images, np.uint8).reshape(-1, size, size, 3),
-        {"cocked": np.asarray(cocked, np.int64), "offset": np.asarray(offsets, np.float32)},
+        {"cocked": np.asarray(cocked, np.int64), "slant": np.asarray(slants, np.float32)},
     )
 
 
 def load_crops(
-    seed: int, scenes: int, workers: int = 2, progress: bool = True, wide_share: float = 0.0
+    seed: int, scenes: int, workers: int = 2, progress: bool = True, wide_share: float = 0.5
 ) -> CropSet:
     """The crops of scenes 0..``scenes``-1 of set ``seed`` (cached)."""
     return load_synthetic(
@@ -97,8 +95,8 @@ def load_crops(
         spec.INPUT_SIZE,
         workers=workers,
         progress=progress,
-        make=partial(scene_crops, wide_share=wide_share) if wide_share else scene_crops,
-        recipe=RECIPE + (f"-wide{wide_share:g}" if wide_share else ""),
+        make=partial(scene_crops, wide_share=wide_share),
+        recipe=f"{RECIPE}-wide{wide_share:g}",
     )
 
 
@@ -118,8 +116,8 @@ def predict(model: CockedNet, crops: CropSet, batch: int = 512) -> np.ndarray:
     with torch.no_grad():
         for i in range(0, len(crops), batch):
             x = standardise(to_input(crops.images[i : i + batch]))
-            offset = torch.as_tensor(crops.labels["offset"][i : i + batch])
-            out.append(torch.softmax(model(x, offset), dim=1)[:, 1].numpy())
+            slants = torch.as_tensor(crops.labels["slant"][i : i + batch])
+            out.append(torch.softmax(model(x, slants), dim=1)[:, 1].numpy())
     return np.concatenate(out) if out else np.zeros(0)
 
 
@@ -154,7 +152,7 @@ class Config:
     label_smoothing: float = 0.02
     threads: int = 2
     seed: int = 0
-    wide_share: float = 0.0  # of scenes seen by a camera as wide as a Pi camera module's
+    wide_share: float = 0.5  # of scenes seen by a camera as wide as a Pi camera module's
 
 
 def initial_model(trunk: Path | None, weights: Path | None = None) -> CockedNet:
@@ -206,9 +204,9 @@ def fit(
         generator.set_state(state["generator"])
         history, best, start, step = state["history"], state["best"], state["epoch"], state["step"]
         print(f"resuming after epoch {start} from {checkpoint}", file=sys.stderr)
-    weights = torch.tensor([1.0, float(MISSED_WEIGHT)])
+    class_weights = torch.tensor([1.0, float(MISSED_WEIGHT)])
     labels = torch.as_tensor(train.labels["cocked"])
-    offsets = torch.as_tensor(train.labels["offset"])
+    slants = torch.as_tensor(train.labels["slant"])
     for epoch in range(start + 1, cfg.epochs + 1):
         if budget.spent():
             print(f"time budget of {minutes} min spent", file=sys.stderr)
@@ -223,9 +221,9 @@ def fit(
                 group["lr"] = cfg.lr * 0.5 * (1 + math.cos(math.pi * budget.progress(step)))
             x = standardise(augment(to_input(train.images[index.numpy()]), generator))
             loss = F.cross_entropy(
-                model(x, offsets[index]),
+                model(x, slants[index]),
                 labels[index],
-                weight=weights,
+                weight=class_weights,
                 label_smoothing=cfg.label_smoothing,
             )
             optimiser.zero_grad()
@@ -269,7 +267,7 @@ def fit(
 
 
 def export_onnx(model: CockedNet, path: Path) -> None:
-    """Write the model as ONNX: inputs ``crops`` and ``offset``, output ``cocked``, a free
+    """Write the model as ONNX: inputs ``crops`` and ``slant``, output ``cocked``, a free
     batch size."""
     model.eval()
     dummy = (torch.zeros(1, 3, spec.INPUT_SIZE, spec.INPUT_SIZE), torch.zeros(1, 1))
@@ -292,11 +290,11 @@ def max_difference(model: CockedNet, path: Path, crops: CropSet) -> float:
     """Largest absolute difference of torch's and onnxruntime's logits on ``crops``."""
     model.eval()
     x = standardise(to_input(crops.images))
-    offset = torch.as_tensor(crops.labels["offset"]).reshape(-1, 1)
+    slants = torch.as_tensor(crops.labels["slant"]).reshape(-1, 1)
     with torch.no_grad():
-        expected = model(x, offset).numpy()
+        expected = model(x, slants).numpy()
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    (got,) = session.run(None, {"crops": x.numpy(), "offset": offset.numpy()})
+    (got,) = session.run(None, {"crops": x.numpy(), "slant": slants.numpy()})
     return float(np.abs(expected - got).max())
 
 
@@ -330,18 +328,23 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
             },
         },
         "inputs": {
-            "offset": "(batch, 1) float32: the box centre's distance from the frame's centre "
-            "in frame widths (vision/cocked.py offset_from_centre)"
+            "slant": "(batch, 1) float32: the tangent of the angle between the optical axis "
+            "and the line of sight to the box's centre: its distance from the frame's centre "
+            "over the focal length, both in frame widths (vision/cocked.py slant; the focal "
+            "length comes from the calibration's field of view)"
         },
         "output": {"name": CockedReader.OUTPUT, "classes": ["no", "yes"], "kind": "logits"},
         "training": {
             "data": (
                 f"synthetic trays of models.synth, seed {TRAIN_SEED} scenes 0..{cfg['scenes'] - 1}"
                 f" ({summary['train_crops']} crops, {CUTS} jittered cuts per die, "
-                f"{COCKED_SHARE:.0%} of dice cocked, {cfg.get('wide_share', 0):.0%} of scenes "
-                "seen by a wide camera)"
+                f"{COCKED_SHARE:.0%} of dice cocked, {cfg['wide_share']:.0%} of scenes "
+                f"seen by a camera {WIDE_CAMERA[0]}-{WIDE_CAMERA[1]} frame widths above the "
+                f"felt (75-42° across, as a Pi camera module), the others "
+                f"{NARROW_CAMERA[0]}-{NARROW_CAMERA[1]} (42-22°))"
             ),
-            "trunk_from": summary["trunk"] or "random weights",
+            "trunk_from": summary["trunk"]
+            or ("the fine-tuned checkpoint's" if summary.get("weights") else "random weights"),
             "fine_tuned_from": summary.get("weights"),
             "best_epoch": summary["best"]["epoch"],
             "epochs_run": len(summary["history"]),
@@ -365,7 +368,7 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
                     else f"--trunk {summary['trunk']} "
                 )
                 + f"--scenes {cfg['scenes']} --valid-scenes {cfg['valid_scenes']} "
-                + (f"--wide-share {cfg['wide_share']:g} " if cfg.get("wide_share") else "")
+                + f"--wide-share {cfg['wide_share']:g} "
                 + f"--epochs {cfg['epochs']} --lr {cfg['lr']} --minutes {summary['minutes']}",
                 "export": f"python -m models.cocked_train --out {run} --valid-scenes "
                 f"{cfg['valid_scenes']} --export models/cocked.onnx --evaluate DIR ...",
@@ -421,7 +424,7 @@ def export(
     info = card(target, model, run)
     target.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     reader = CockedReader(target)
-    probability = reader.probabilities_of(valid.images, valid.labels["offset"])
+    probability = reader.probabilities_of(valid.images, valid.labels["slant"])
     info["metrics"]["valid_crops"] |= mistakes(probability, valid.labels["cocked"], threshold)
     info["metrics"]["pipeline"] = {
         folder.name: pipeline_metrics(folder, target, progress) for folder in evaluate_on or []

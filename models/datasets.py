@@ -43,13 +43,15 @@ class TrueDie:
 @dataclass(frozen=True, eq=False)
 class LabelledPhoto:
     """A photo (BGR pixels) and its dice; ``tray`` is the synthetic table, from which its
-    empty photo can be drawn, or ``empty`` the photo of it (a Blender scene's)."""
+    empty photo can be drawn, or ``empty`` the photo of it (a Blender scene's) and
+    ``field_of_view`` its camera's (degrees across; Blender labels from renderer 1.2 on)."""
 
     path: Path
     image: np.ndarray
     dice: tuple[TrueDie, ...]
     tray: dict[str, Any] | None = None
     empty: Path | None = None
+    field_of_view: float | None = None
 
 
 @dataclass(frozen=True)
@@ -142,8 +144,11 @@ def _synthetic_photo(root: Path, label: Path) -> LabelledPhoto:
             )
             for d in data["dice"]
         )
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as exc:
+        field_of_view = float(data["field_of_view"]) if "field_of_view" in data else None
+    except (
+        OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError
+    ) as exc:  # fmt: skip
         raise DatasetError(f"{label}: not a scene label ({exc!r})") from None
     path = root / "images" / f"{label.stem}.png"
     empty = root / data["empty"] if data.get("empty") else None
-    return LabelledPhoto(path, load_image(path), dice, data.get("tray"), empty)
+    return LabelledPhoto(path, load_image(path), dice, data.get("tray"), empty, field_of_view)

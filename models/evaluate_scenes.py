@@ -35,7 +35,7 @@ import numpy as np
 
 from models.datasets import Dataset, LabelledPhoto, TrueDie, open_dataset
 from models.evaluate import confusion, draw_confusion
-from vision.calibration import Calibration, calibrate
+from vision.calibration import DEFAULT_FIELD_OF_VIEW, Calibration, calibrate
 from vision.errors import VisionError
 from vision.images import load_image
 from vision.reading import ReadDie, Reading
@@ -241,15 +241,24 @@ class Tally:
         return out
 
 
-def tray_calibration(photo: LabelledPhoto, seed: int) -> Calibration:
+def tray_calibration(
+    photo: LabelledPhoto, seed: int, field_of_view: float | None = None
+) -> Calibration:
     """The calibration an appliance at this synthetic table would make: on the photo of its
-    empty tray (its own noise, from ``seed``). Raises VisionError when none can be made."""
+    empty tray (its own noise, from ``seed``), told the camera's field of view (the labels',
+    unless ``field_of_view`` is given; the default when neither says). Raises VisionError
+    when none can be made."""
     from models.synth import Tray, empty_tray
 
     if photo.empty is not None:
-        return calibrate(load_image(photo.empty))
-    assert photo.tray is not None
-    return calibrate(empty_tray(Tray(**photo.tray), np.random.default_rng(seed)))
+        image = load_image(photo.empty)
+        told = field_of_view or photo.field_of_view
+    else:
+        assert photo.tray is not None
+        tray = Tray(**photo.tray)
+        image = empty_tray(tray, np.random.default_rng(seed))
+        told = field_of_view or tray.field_of_view
+    return calibrate(image, field_of_view=told or DEFAULT_FIELD_OF_VIEW)
 
 
 def evaluate(
@@ -263,12 +272,15 @@ def evaluate(
     model: Path | None = None,
     detector: Path | None = None,
     cocked: Path | None = None,
+    field_of_view: float | None = None,
 ) -> tuple[Tally, dict[str, Any]]:
     """Read every photo of ``dataset`` (the first ``limit``) and tally the result; also
     returns how it was read (model, kinds, calibration). ``kinds``: the kinds of dice in
     play (default: the dataset's); synthetic sets are calibrated unless ``calibrated`` is
-    False. ``model``, ``detector``, ``cocked``: ONNX files read instead of the shipped ones, when no
-    ``recogniser`` is given. OpenCV runs on one thread meanwhile, as the model does."""
+    False. ``model``, ``detector``, ``cocked``: ONNX files read instead of the shipped ones,
+    when no ``recogniser`` is given. ``field_of_view``: the calibrations are told this
+    instead of the camera's in the labels (to measure a wrong setting). OpenCV runs on one
+    thread meanwhile, as the model does."""
     from tqdm import tqdm
 
     kinds = tuple(kinds or dataset.kinds)
@@ -299,7 +311,7 @@ def evaluate(
             recogniser.calibration = None
             if calibrate_each:
                 try:
-                    recogniser.calibration = tray_calibration(photo, index)
+                    recogniser.calibration = tray_calibration(photo, index, field_of_view)
                 except VisionError:
                     failed_calibrations += 1  # read as an uncalibrated appliance would
             tally.add(photo.dice, recogniser(photo.image))
@@ -317,6 +329,7 @@ def evaluate(
         },
         "kinds": list(kinds),
         "calibrated": calibrate_each,
+        "field_of_view": field_of_view or "the labels'",
         "calibration_failed": failed_calibrations,
     }
     return tally, how
@@ -391,11 +404,12 @@ def evaluate_dataset(
     model: Path | None = None,
     detector: Path | None = None,
     cocked: Path | None = None,
+    field_of_view: float | None = None,
 ) -> int:
     """``yamscope evaluate``: read, print the table (or JSON), draw the confusions into
     ``out`` (default ``data/evaluate/<dataset name>/``). DatasetError for a folder that is
     not a dataset; ``model``, ``detector`` and ``cocked``: ONNX files to score instead of the
-    shipped ones (a candidate before it ships)."""
+    shipped ones (a candidate before it ships); ``field_of_view``: see :func:`evaluate`."""
     dataset = open_dataset(root)
     tally, how = evaluate(
         dataset,
@@ -406,6 +420,7 @@ def evaluate_dataset(
         model=model,
         detector=detector,
         cocked=cocked,
+        field_of_view=field_of_view,
     )
     out = out or OUT_ROOT / dataset.name
     result = how | tally.summary()

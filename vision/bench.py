@@ -84,11 +84,11 @@ def stage_timings(
         Timing("face reading (crops + model)", *timed(lambda: reader.read(frame, boxes), repeats))
     )
     if calibration is not None:
-        leaning = default_leaning()
+        leaning, focal = default_leaning(), calibration.focal
         out.append(
             Timing(
                 "cocked die (crops + model)",
-                *timed(lambda: leaning.probabilities(frame, boxes), repeats),
+                *timed(lambda: leaning.probabilities(frame, boxes, focal), repeats),
             )
         )
     else:

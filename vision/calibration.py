@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,11 @@ DIE_SHARE = 1 / 9.5
 DARK = 0.25  # the felt's brightest channel averages under a quarter of full scale: too dark
 GLARE_SHARE = 0.005  # share of the tray's pixels clipped at white above this: glare
 UNEVEN = 0.35  # lightness (L*+16) of the brightest part of the felt over its darkest, - 1
+# The camera's horizontal field of view in degrees, when the calibration is not told: a
+# Raspberry Pi Camera Module 3's (a Camera Module 2 sees 62.2°, an HQ camera its lens's).
+# The cocked-die model needs it: how slanted the camera sees a die depends on it.
+DEFAULT_FIELD_OF_VIEW = 66.0
+FIELD_OF_VIEW_RANGE = (10.0, 150.0)  # degrees: beyond these no pinhole model of a lens holds
 
 
 @dataclass(frozen=True)
@@ -78,10 +83,16 @@ class Calibration:
     die_side: float
     die_measured: bool  # a die lay in the calibration photo (else guessed from the tray)
     light: Light
+    field_of_view: float = DEFAULT_FIELD_OF_VIEW  # the camera's, across the frame, degrees
 
     @property
     def advice(self) -> tuple[str, ...]:
         return self.light.advice()
+
+    @property
+    def focal(self) -> float:
+        """The camera's focal length in frame widths."""
+        return focal_widths(self.field_of_view)
 
     def for_size(self, width: int, height: int) -> Calibration:
         """The same calibration for frames of another resolution (same camera and view)."""
@@ -95,6 +106,7 @@ class Calibration:
             self.die_side * math.sqrt(sx * sy),
             self.die_measured,
             self.light,
+            self.field_of_view,
         )
 
     def area_mask(self, width: int, height: int) -> np.ndarray:
@@ -124,6 +136,7 @@ class Calibration:
                 "saturated_share": round(self.light.saturated_share, 5),
                 "unevenness": round(self.light.unevenness, 4),
             },
+            "field_of_view": round(self.field_of_view, 3),
             "advice": list(self.advice),
         }
 
@@ -155,6 +168,7 @@ class Calibration:
                 float(data["die_side"]),
                 bool(data["die_measured"]),
                 Light(**{k: float(v) for k, v in data["light"].items()}),
+                float(data.get("field_of_view", DEFAULT_FIELD_OF_VIEW)),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise BadCalibrationError(f"{name}: incomplete calibration ({exc!r})") from None
@@ -163,10 +177,23 @@ class Calibration:
             np.shape(model.covariance) == (3, 3),
             light is None or (light.ndim == 2 and (light > 0).all()),
             width > 0 and height > 0 and len(area) >= 3 and result.die_side > 0,
+            FIELD_OF_VIEW_RANGE[0] <= result.field_of_view <= FIELD_OF_VIEW_RANGE[1],
         )
         if not all(checks):
             raise BadCalibrationError(f"{name}: calibration values out of range")
         return result
+
+
+def focal_widths(field_of_view: float) -> float:
+    """A pinhole camera's focal length in frame widths, from its horizontal field of view
+    in degrees."""
+    return 0.5 / math.tan(math.radians(field_of_view) / 2)
+
+
+def field_of_view_of(focal: float) -> float:
+    """The horizontal field of view in degrees of a camera of focal length ``focal`` (frame
+    widths): the inverse of :func:`focal_widths`."""
+    return math.degrees(2 * math.atan(0.5 / focal))
 
 
 def save(calibration: Calibration, path: str | Path) -> None:
@@ -277,13 +304,21 @@ def measure_light(
     )
 
 
-def calibrate(image: np.ndarray, threshold: float = 3.0) -> Calibration:
+def calibrate(
+    image: np.ndarray, threshold: float = 3.0, field_of_view: float = DEFAULT_FIELD_OF_VIEW
+) -> Calibration:
     """Calibrate on a BGR photo of the empty tray (a die or two in it give the die size).
 
     ``threshold``: standard deviations from the felt colour, averaged over a small patch,
-    that still count as felt."""
+    that still count as felt. ``field_of_view``: the camera's across the frame, in degrees
+    (a photo does not tell it); BadCalibrationError outside ``FIELD_OF_VIEW_RANGE``."""
     from vision.segment import segment  # segment reads calibrations: imported late
 
+    low, high = FIELD_OF_VIEW_RANGE
+    if not low <= field_of_view <= high:
+        raise BadCalibrationError(
+            f"field of view {field_of_view:g}° is not a camera's: give {low:g} to {high:g}°"
+        )
     height, width = image.shape[:2]
     scale = min(1.0, WORK_LONG_SIDE / max(height, width))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -299,8 +334,9 @@ def calibrate(image: np.ndarray, threshold: float = 3.0) -> Calibration:
         short * DIE_SHARE,
         False,
         measure_light(image, small, lab, region, region & felt_pixels),
+        field_of_view,
     )
     found = segment(image, guess)
     if not [b for b in found.blobs if not (b.cocked or b.occluded)]:
         return guess  # no whole die lies flat in the photo: the size stays a guess
-    return Calibration(guess.size, guess.area, felt, found.die_side, True, guess.light)
+    return replace(guess, die_side=found.die_side, die_measured=True)

@@ -11,6 +11,14 @@ straight below it, and is told how far from the centre the die is (in frame widt
 camera's slant then always shows the same way, and what is left is the lean: 97.1 % of 1,000
 held-out trays are read entirely right (numbers in docs/cocked-dice.md).
 
+How much side a flat die shows depends on the angle at which the camera sees it, not on its
+distance from the centre alone: a wide lens (a Raspberry Pi camera module sees about 66°
+across) sees the dice near the walls far more slanted than a narrow one. Model 1.0.0 was told
+the distance and learned narrow lenses only; on trays seen as a Pi camera sees them it flagged
+about one flat die in ten. From 2.0.0 the model is told the slant itself, the tangent of the
+angle between the optical axis and the line of sight to the die: the distance from the centre
+over the focal length, which the calibration knows from the camera's field of view.
+
 The optical axis is taken to meet the frame at its centre, which holds for a camera pointed
 straight down at the tray (the appliance's set-up).
 """
@@ -29,17 +37,11 @@ import numpy as np
 
 from vision.errors import BadModelError
 from vision.faces import MODELS, onnx_session, softmax
+from vision.perspective import slant
 from vision.reading import Box
 
 DEFAULT_COCKED_MODEL = MODELS / "cocked.onnx"
 CROP_SCALE = 1.20  # a square of the longer box side x this, as the die-face model's crop
-
-
-def offset_from_centre(shape: Sequence[int], box: Sequence[float]) -> float:
-    """How far the box's centre lies from the frame's centre, in frame widths."""
-    height, width = shape[:2]
-    x0, y0, x1, y1 = box
-    return math.hypot((x0 + x1) / 2 - width / 2, (y0 + y1) / 2 - height / 2) / width
 
 
 def upright_crop(frame: np.ndarray, box: Sequence[float], size: int, scale: float) -> np.ndarray:
@@ -106,7 +108,7 @@ class CockedCard:
 class CockedReader:
     """The ONNX cocked-die model and its card, loaded once (one thread by default)."""
 
-    INPUTS = ("crops", "offset")
+    INPUTS = ("crops", "slant")
     OUTPUT = "cocked"
 
     def __init__(self, model: str | Path = DEFAULT_COCKED_MODEL, threads: int = 1) -> None:
@@ -124,25 +126,29 @@ class CockedReader:
             )
         self.path = model
 
-    def inputs(self, frame: np.ndarray, boxes: Sequence[Box]) -> tuple[np.ndarray, np.ndarray]:
-        """The upright uint8 BGR crops (N, S, S, 3) and offsets (N,) float32 of the boxes."""
+    def inputs(
+        self, frame: np.ndarray, boxes: Sequence[Box], focal: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The upright uint8 BGR crops (N, S, S, 3) and slants (N,) float32 of the boxes,
+        for a camera of focal length ``focal`` (frame widths)."""
         size = self.card.size
         crops = np.empty((len(boxes), size, size, 3), np.uint8)
         for i, box in enumerate(boxes):
             crops[i] = upright_crop(frame, box, size, self.card.crop_scale)
-        offsets = np.array([offset_from_centre(frame.shape, b) for b in boxes], np.float32)
-        return crops, offsets
+        slants = np.array([slant(frame.shape, b, focal) for b in boxes], np.float32)
+        return crops, slants
 
-    def probabilities_of(self, crops: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-        """How likely each die is cocked (N,), from its upright crop and its offset."""
+    def probabilities_of(self, crops: np.ndarray, slants: np.ndarray) -> np.ndarray:
+        """How likely each die is cocked (N,), from its upright crop and its slant."""
         if len(crops) == 0:
             return np.zeros(0)
         x = crops.astype(np.float32).transpose(0, 3, 1, 2) * np.float32(1 / 255)
         x = np.ascontiguousarray((x - self.card.mean) / self.card.std, dtype=np.float32)
-        feed = {"crops": x, "offset": offsets.astype(np.float32).reshape(-1, 1)}
+        feed = {"crops": x, "slant": slants.astype(np.float32).reshape(-1, 1)}
         (logits,) = self.session.run([self.OUTPUT], feed)
         return softmax(np.asarray(logits, np.float64))[:, 1]
 
-    def probabilities(self, frame: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
-        """How likely each die box of a BGR frame is cocked (N,), all dice in one batch."""
-        return self.probabilities_of(*self.inputs(frame, boxes))
+    def probabilities(self, frame: np.ndarray, boxes: Sequence[Box], focal: float) -> np.ndarray:
+        """How likely each die box of a BGR frame, seen by a camera of focal length
+        ``focal`` (frame widths), is cocked (N,), all dice in one batch."""
+        return self.probabilities_of(*self.inputs(frame, boxes, focal))

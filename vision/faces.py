@@ -19,7 +19,6 @@ import numpy as np
 import onnxruntime as ort
 
 from vision.errors import BadModelError
-from vision.reading import Box
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS / "dieface.onnx"
@@ -175,7 +174,7 @@ class FaceReader:
                 return head.classes
         raise KeyError(attribute)
 
-    def crops(self, frame: np.ndarray, boxes: Sequence[Box]) -> np.ndarray:
+    def crops(self, frame: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
         """The uint8 crops (N, S, S) grey or (N, S, S, 3) BGR the model takes."""
         card = self.card
         image = frame if card.channels == 3 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
@@ -222,6 +221,6 @@ class FaceReader:
                 )
         return per_die
 
-    def read(self, frame: np.ndarray, boxes: Sequence[Box]) -> list[dict[str, Guess]]:
+    def read(self, frame: np.ndarray, boxes: Sequence[Sequence[float]]) -> list[dict[str, Guess]]:
         """Every head's guess for each die box of a BGR frame (all dice in one batch)."""
         return self.read_crops(self.crops(frame, boxes))

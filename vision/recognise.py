@@ -34,6 +34,7 @@ from vision.errors import BadModelError
 from vision.faces import DEFAULT_MODEL, FaceReader, Guess
 from vision.felt import FeltModel
 from vision.images import check_frame
+from vision.perspective import top_face_box
 from vision.pips import count_pips
 from vision.reading import Flag, Kind, ReadDie, Reading, reading_order
 from vision.segment import Blob, Segmentation, from_boxes
@@ -230,19 +231,26 @@ def recognise(
     kind of every die, which no model or outline then needs to guess. ``finder``: the
     detector used without a calibration (default: the shipped one, loaded once).
     ``leaning``: the cocked-die model, asked only with a calibration, when the camera looks
-    straight down (default: the shipped one, loaded once)."""
+    straight down (default: the shipped one, loaded once). The calibration's field of view
+    tells it, and the face reading, how slanted the camera sees each die: the face model
+    reads the top face's part of the box (vision/perspective.py)."""
     began = time.perf_counter()
     frame = check_frame(frame)
     reader = reader or default_reader()
     found = find_dice(frame, calibration, finder)
     boxes = [b.box for b in found.blobs]
-    guesses = reader.read(frame, boxes)
+    faces = (
+        [top_face_box(frame.shape, b, calibration.focal) for b in boxes]
+        if calibration is not None
+        else boxes  # a photo at an angle: no axis to reckon from
+    )
+    guesses = reader.read(frame, faces)
     needed = ("kind", "value", "colour", "finish") if coloured else ("kind", "value")
     values = tuple(int(v) for v in reader.classes("value"))
     terms = Terms(needed, kinds, values, overhead=calibration is not None)
     leans = (
-        (leaning or default_leaning()).probabilities(frame, boxes)
-        if terms.overhead
+        (leaning or default_leaning()).probabilities(frame, boxes, calibration.focal)
+        if calibration is not None
         else np.zeros(len(boxes))
     )
     dice = []

@@ -12,15 +12,27 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from device.camera.frames import CameraError, Frame, Pacer, grey_lores
 from models.synth import DieSpec, Pose, Tray, empty_tray, place, random_specs, random_tray, render
 
+if TYPE_CHECKING:
+    from vision.calibration import Calibration
+
 # how smeared the rolling frames are, in die sides: fast at first, slowing down
 ROLL_MOTION = (1.6, 1.1, 0.7, 0.4)
 Shot = tuple[list[DieSpec], list[Pose], float]  # what to draw, and its motion
+
+
+def calibrate_tray(tray: Tray, rng: np.random.Generator) -> Calibration:
+    """The calibration an owner makes at this simulated table: on the photo of its empty
+    tray, told its camera's field of view."""
+    from vision.calibration import calibrate
+
+    return calibrate(empty_tray(tray, rng), field_of_view=tray.field_of_view)
 
 
 class SimulatedSource:

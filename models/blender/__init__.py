@@ -36,8 +36,13 @@ def random_render(
 
 def labels(rendered: Rendered, size: tuple[int, int]) -> dict:
     """The JSON labels of a rendered scene (its empty tray's photo is named beside them by
-    the dataset writer: there is no drawn tray to rebuild)."""
-    return {"size": list(size), "dice": [die_label(spec, box) for spec, box in rendered.dice]}
+    the dataset writer: there is no drawn tray to rebuild), with the camera's field of view
+    that an appliance's owner would give its calibration."""
+    return {
+        "size": list(size),
+        "field_of_view": round(rendered.field_of_view, 3),
+        "dice": [die_label(spec, box) for spec, box in rendered.dice],
+    }
 
 
 def engine(samples: int = 16) -> Engine:

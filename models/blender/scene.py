@@ -61,6 +61,12 @@ class Setup:
     dice: list[tuple[DieSpec, np.ndarray, np.ndarray]] = field(default_factory=list)
     # each die: spec, rotation (3x3), position (x, y, z of its centre)
 
+    @property
+    def field_of_view(self) -> float:
+        """The camera's across the frame, in degrees: the felt and 75 mm of the wall fill
+        the frame's width at the camera's height."""
+        return math.degrees(2 * math.atan((self.felt_size[0] + 1.5) / (2 * self.camera_height)))
+
 
 def _solid(kind: str) -> geometry.Solid:
     return geometry.d6() if kind == "d6" else geometry.d10()
@@ -313,11 +319,9 @@ def _light_and_camera(bpy, setup: Setup):
         lamp.location = (x, y, setup.camera_height * 0.8)
         scene.collection.objects.link(lamp)
     camera_data = bpy.data.cameras.new("camera")
-    camera_data.lens = 35.0
     camera_data.sensor_fit = "HORIZONTAL"
     camera_data.sensor_width = 36.0
-    # the felt fills the frame's width at this height: 2 * atan(w / 2h) = fov
-    camera_data.lens = 36.0 * setup.camera_height / (setup.felt_size[0] + 1.5)
+    camera_data.lens = 18.0 / math.tan(math.radians(setup.field_of_view) / 2)
     camera = bpy.data.objects.new("camera", camera_data)
     camera.location = (0.0, 0.0, setup.camera_height)
     camera.rotation_euler = (*setup.camera_tilt, 0.0)
@@ -344,6 +348,7 @@ class Rendered:
     empty: np.ndarray  # the same tray without dice (what an appliance calibrates on)
     masks: np.ndarray  # 0 background, i + 1 = visible pixels of die i
     dice: list[tuple[DieSpec, tuple[int, int, int, int]]]
+    field_of_view: float  # the camera's across the frame, degrees
 
 
 def render_setup(setup: Setup, rng: np.random.Generator, samples: int = 16, threads: int = 0):
@@ -379,7 +384,7 @@ def render_setup(setup: Setup, rng: np.random.Generator, samples: int = 16, thre
         empty = _still(bpy, scene, Path(tmp) / "empty.png")
     masks, dice = _masks(scene, camera, setup)
     dice_photo = _sensor(image, setup, rng, moved=True)
-    return Rendered(dice_photo, _sensor(empty, setup, rng), masks, dice)
+    return Rendered(dice_photo, _sensor(empty, setup, rng), masks, dice, setup.field_of_view)
 
 
 def motion_kernel(length: float, angle: float) -> np.ndarray:

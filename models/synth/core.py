@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import Literal
 
@@ -115,6 +116,12 @@ class Tray:
             raise ValueError(f"tray area {self.area} does not fit a {w}x{h} photo")
         if self.die_side <= 0:
             raise ValueError("die_side must be positive")
+
+    @property
+    def field_of_view(self) -> float:
+        """The camera's horizontal field of view in degrees (a pinhole ``camera_height``
+        pixels above the felt)."""
+        return math.degrees(2 * math.atan(0.5 * self.size[0] / self.camera_height))
 
 
 @dataclass

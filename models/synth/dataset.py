@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from models.synth.core import KINDS, VERSION, DieSpec, Scene
-from models.synth.layout import random_scene
+from models.synth.layout import WIDE_CAMERA, random_scene
 
 GENERATOR = "yamscope models.synth"
 #: the settings that must match for a run to add to an existing folder
@@ -59,9 +59,6 @@ def draw_numpy(
 
 
 NUMPY = Engine(GENERATOR, VERSION, draw_numpy)
-# A camera as wide as a Raspberry Pi camera module's (42-75° across; the default draws 22-42°),
-# standing 0.65-1.3 frame widths above the felt: flat dice near the wall are seen at a slant.
-WIDE_CAMERA = (0.65, 1.3)
 
 
 def draw_numpy_wide(

@@ -31,15 +31,22 @@ def _jitter(rng: np.random.Generator, bgr: Sequence[int], amount: float) -> tupl
     return int(b), int(g), int(r)
 
 
+# The range of the camera's height above the felt, in frame widths (its focal length): the
+# generator's usual narrow lens (22-42° across), and one as wide as a Raspberry Pi camera
+# module's (42-75°; a Camera Module 3 sees 66°, 0.77), which sees the flat dice near the wall
+# at a slant.
+NARROW_CAMERA = (1.3, 2.6)
+WIDE_CAMERA = (0.65, 1.3)
+
+
 def random_tray(
     rng: np.random.Generator,
     size: tuple[int, int] = (640, 480),
-    camera: tuple[float, float] = (1.3, 2.6),
+    camera: tuple[float, float] = NARROW_CAMERA,
 ) -> Tray:
     """A random table: felt colour, tray placement in the frame, camera height, lamp, the
     camera's noise and the colours and numeral style of the set of dice. ``camera``: the
-    range of the camera's height above the felt, in frame widths (the default is a narrow
-    lens, 22-42° across; a Raspberry Pi camera module sees 62-66°, about 0.8)."""
+    range of the camera's height above the felt, in frame widths."""
     w, h = int(size[0]), int(size[1])
     if w < 64 or h < 64:
         raise ValueError(f"a photo of at least 64x64 pixels, not {w}x{h}")
@@ -339,7 +346,7 @@ def random_scene(
     kinds: Sequence[str] = ("d10",),
     impossible: bool = False,
     cocked: float = 0.05,
-    camera: tuple[float, float] = (1.3, 2.6),
+    camera: tuple[float, float] = NARROW_CAMERA,
 ) -> Scene:
     """A random table and throw, drawn: ``n`` dice (default 1..10; ten for ``impossible``)."""
     tray = random_tray(rng, size, camera)

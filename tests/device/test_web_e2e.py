@@ -365,14 +365,15 @@ def replay_photos(folder: Path, calibration: Path) -> list[list[int]]:
     import cv2
     import numpy as np
 
-    from models.synth import empty_tray, place, random_specs, random_tray, render
-    from vision.calibration import calibrate, save
+    from device.camera.simulated_source import calibrate_tray
+    from models.synth import place, random_specs, random_tray, render
+    from vision.calibration import save
 
     folder.mkdir()
     rng = np.random.default_rng(0)
     tray = random_tray(rng, (640, 480))
     calibration.parent.mkdir(parents=True)
-    save(calibrate(empty_tray(tray, np.random.default_rng(1))), calibration)
+    save(calibrate_tray(tray, np.random.default_rng(1)), calibration)
     values = []
     for i in range(3):
         specs = random_specs(rng, 5, kinds=("d6",))

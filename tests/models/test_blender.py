@@ -103,3 +103,19 @@ def test_render_with_blender_without_bpy_is_one_clear_error(
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "pip install -e '.[render]'" in err
     assert not out.exists()
+
+
+def test_the_labels_give_the_cameras_field_of_view() -> None:
+    """The felt and a little wall fill the frame's width: a camera 1.05-1.25 felt widths
+    up sees about 43-50° across; the labels carry it for the calibration."""
+    from models.blender import labels
+    from models.blender.scene import Rendered
+
+    rng = np.random.default_rng(3)
+    setup = draw_setup(rng, (640, 480), random_specs(rng, 3, ("d10",)))
+    assert 40 < setup.field_of_view < 55
+    half = math.radians(setup.field_of_view) / 2
+    assert math.tan(half) * 2 * setup.camera_height == pytest.approx(setup.felt_size[0] + 1.5)
+    blank = np.zeros((480, 640, 3), np.uint8)
+    rendered = Rendered(blank, blank, blank[..., 0], [], setup.field_of_view)
+    assert labels(rendered, (640, 480))["field_of_view"] == round(setup.field_of_view, 3)

@@ -15,7 +15,7 @@ from models import cocked_train, synth_crops
 from models.cocked_net import CockedNet, augment
 from models.cocked_train import Config, best_threshold, export, fit, load_crops, scene_crops
 from models.synth.dataset import write_dataset
-from vision.cocked import CockedReader
+from vision.cocked import DEFAULT_COCKED_MODEL, CockedReader
 
 
 @pytest.fixture(scope="module")
@@ -28,28 +28,30 @@ def test_scene_crops_are_seeded_and_labelled(few: synth_crops.CropSet) -> None:
     again = scene_crops(77, 0, 64)
     assert np.array_equal(again.images, few.images[: len(again)])
     assert few.images.shape[1:] == (64, 64, 3)
-    assert set(few.labels) == {"cocked", "offset"}
+    assert set(few.labels) == {"cocked", "slant"}
     assert set(np.unique(few.labels["cocked"])) <= {0, 1}
-    offsets = few.labels["offset"]
-    assert offsets.dtype == np.float32 and offsets.min() >= 0 and offsets.max() < 0.65
+    slants = few.labels["slant"]  # a narrow camera sees 11-21° off axis at most, a wide one 37°
+    assert slants.dtype == np.float32 and slants.min() >= 0 and slants.max() < 1.0
     assert len(few) % cocked_train.CUTS == 0  # every die cut the same number of times
 
 
 def test_crops_are_cached_apart_from_the_die_face_ones(synth_cache: Path) -> None:
     crops = load_crops(5, 2, workers=1, progress=False)
     folders = sorted(p.name for p in synth_cache.iterdir())
-    assert len(folders) == 1 and folders[0].startswith(cocked_train.RECIPE + "-seed5-")
+    assert len(folders) == 1 and folders[0].startswith(cocked_train.RECIPE + "-wide0.5-seed5-")
     assert np.array_equal(load_crops(5, 2, workers=1, progress=False).images, crops.images)
 
 
 def test_a_share_of_wide_camera_scenes_is_cached_apart(synth_cache: Path) -> None:
-    narrow = load_crops(5, 1, workers=1, progress=False)
+    narrow = load_crops(5, 1, workers=1, progress=False, wide_share=0.0)
     wide = load_crops(5, 1, workers=1, progress=False, wide_share=1.0)
     assert sorted(p.name.split("-seed")[0] for p in synth_cache.iterdir()) == [
-        cocked_train.RECIPE,
+        cocked_train.RECIPE + "-wide0",
         cocked_train.RECIPE + "-wide1",
     ]
     assert len(wide) == len(narrow) and not np.array_equal(wide.images, narrow.images)
+    # the same die is seen more slanted by the wider camera
+    assert wide.labels["slant"].mean() > 1.5 * narrow.labels["slant"].mean()
 
 
 def test_augment_keeps_shape_and_range() -> None:
@@ -85,21 +87,29 @@ def test_a_few_steps_resume_and_export(tmp_path: Path, few: synth_crops.CropSet)
     assert read["command"] == f"yamscope evaluate {trays}"
     assert info["export"]["max_abs_logit_difference_torch_vs_onnxruntime"] < 1e-3
     reader = CockedReader(target)
-    p = reader.probabilities_of(few.images, few.labels["offset"])
+    p = reader.probabilities_of(few.images, few.labels["slant"])
     model = CockedNet().eval()
     model.load_state_dict(torch.load(run / "best.pt")["model"])
     with torch.no_grad():
         x = cocked_train.standardise(cocked_train.to_input(few.images))
-        expected = torch.softmax(model(x, torch.as_tensor(few.labels["offset"])), 1)[:, 1]
+        expected = torch.softmax(model(x, torch.as_tensor(few.labels["slant"])), 1)[:, 1]
     assert np.allclose(p, expected.numpy(), atol=1e-4)
 
 
-def test_a_fine_tune_starts_from_the_whole_cocked_net(tmp_path: Path) -> None:
+def test_a_fine_tune_starts_from_the_whole_cocked_net(
+    tmp_path: Path, few: synth_crops.CropSet
+) -> None:
     start = CockedNet()
     torch.nn.init.constant_(start.head[1].weight, 0.5)
     torch.save({"model": start.state_dict()}, tmp_path / "cocked.pt")
     model = cocked_train.initial_model(None, tmp_path / "cocked.pt")
     assert torch.all(model.head[1].weight == 0.5)
+    cfg = Config(scenes=4, valid_scenes=4, epochs=1, batch_size=16, threads=1)
+    summary = fit(few, few, tmp_path / "run", cfg, progress=False, weights=tmp_path / "cocked.pt")
+    assert summary["weights"] == str(tmp_path / "cocked.pt")  # the card names where it began
+    info = cocked_train.card(DEFAULT_COCKED_MODEL, CockedNet(), tmp_path / "run")
+    assert f"--weights {tmp_path / 'cocked.pt'} " in info["metrics"]["reproduce"]["train"]
+    assert info["training"]["fine_tuned_from"] == str(tmp_path / "cocked.pt")
 
 
 def test_the_trunk_comes_from_a_die_face_checkpoint(tmp_path: Path) -> None:

@@ -134,6 +134,21 @@ def test_a_synthetic_set_is_read_calibrated_on_its_empty_trays(scenes: Path) -> 
     assert set(tally.compared) == {"kind", "value", "colour", "finish"}
 
 
+def test_each_tray_is_calibrated_with_its_cameras_field_of_view(scenes: Path) -> None:
+    """The drawn camera's, as its owner would tell `yamscope calibrate`; --field-of-view
+    overrides it (to measure a wrong setting)."""
+    from models.evaluate_scenes import tray_calibration
+    from models.synth import Tray
+
+    photo = open_dataset(scenes).load(0)
+    assert photo.tray is not None
+    told = tray_calibration(photo, 0)
+    assert told.field_of_view == pytest.approx(Tray(**photo.tray).field_of_view)
+    assert tray_calibration(photo, 0, field_of_view=90.0).field_of_view == 90.0
+    _, how = evaluate(open_dataset(scenes), limit=1, progress=False, field_of_view=90.0)
+    assert how["field_of_view"] == 90.0
+
+
 def test_a_yolo_split_folder_is_read_in_pixels(yolo: Path) -> None:
     dataset = open_dataset(yolo)
     assert (dataset.format, dataset.name, dataset.kinds) == ("yolo", "rune55-test", ("d6",))
@@ -232,7 +247,7 @@ def test_evaluate_scores_the_cocked_model_it_is_given(
     candidate = json.loads(capsys.readouterr().out)
     assert candidate["cocked_model"] == {
         "path": str(tmp_path / "cand-cocked.onnx"),
-        "version": "1.0.0",
+        "version": "2.0.0",
     }
     assert main([*args, "--cocked", str(tmp_path / "missing.onnx")]) == 2
     assert "model file missing" in capsys.readouterr().err

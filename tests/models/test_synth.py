@@ -417,7 +417,8 @@ def test_the_camera_range_sets_how_high_the_camera_stands() -> None:
 
 
 def test_the_wide_camera_engine_is_a_folder_of_its_own(tmp_path: Path) -> None:
-    from models.synth.dataset import NUMPY_WIDE, WIDE_CAMERA, DatasetError, write_dataset
+    from models.synth.dataset import NUMPY_WIDE, DatasetError, write_dataset
+    from models.synth.layout import WIDE_CAMERA
 
     out = tmp_path / "wide"
     write_dataset(out, 2, seed=4, size=(320, 240), engine=NUMPY_WIDE, progress=False)

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from vision.calibration import Calibration, calibrate, load, save
+from vision.calibration import (
+    DEFAULT_FIELD_OF_VIEW,
+    Calibration,
+    calibrate,
+    field_of_view_of,
+    focal_widths,
+    load,
+    save,
+)
 from vision.errors import BadCalibrationError
 
 
@@ -75,6 +84,8 @@ def test_a_file_round_trip_keeps_everything(tmp_path: Path, tray_and_calibration
         (lambda d: json.dumps({**d, "format": "other"}), "not a yamscope calibration"),
         (lambda d: json.dumps({k: v for k, v in d.items() if k != "felt"}), "incomplete"),
         (lambda d: json.dumps({**d, "die_side": -3}), "out of range"),
+        (lambda d: json.dumps({**d, "field_of_view": 179}), "out of range"),
+        (lambda d: json.dumps({**d, "field_of_view": "wide"}), "incomplete"),
     ],
 )
 def test_bad_calibration_files_are_refused(
@@ -87,6 +98,33 @@ def test_bad_calibration_files_are_refused(
         load(path)
     with pytest.raises(BadCalibrationError, match="no such"):
         load(tmp_path / "missing.json")
+
+
+def test_the_cameras_field_of_view_is_kept_and_gives_the_focal_length(
+    tmp_path: Path, tray_and_calibration
+) -> None:
+    """A photo does not tell it: the owner does (default a Pi Camera Module 3's, 66°).
+    Calibrations written before it was kept read as the default."""
+    tray, calibration, image = tray_and_calibration
+    assert calibration.field_of_view == DEFAULT_FIELD_OF_VIEW == 66.0
+    wide = calibrate(image, field_of_view=102.0)
+    assert wide.focal == pytest.approx(0.5 / math.tan(math.radians(51)))
+    assert wide.focal < calibration.focal
+    save(wide, tmp_path / "wide.json")
+    assert load(tmp_path / "wide.json").field_of_view == 102.0
+    assert wide.for_size(1280, 960).field_of_view == 102.0
+    older = {k: v for k, v in calibration.to_json().items() if k != "field_of_view"}
+    (tmp_path / "older.json").write_text(json.dumps(older), encoding="utf-8")
+    assert load(tmp_path / "older.json").field_of_view == DEFAULT_FIELD_OF_VIEW
+    assert focal_widths(field_of_view_of(1.7)) == pytest.approx(1.7)
+    assert tray.field_of_view == pytest.approx(field_of_view_of(tray.camera_height / 640))
+
+
+@pytest.mark.parametrize("degrees", [0.0, 5.0, 170.0])
+def test_a_field_of_view_no_camera_has_is_refused(tray_and_calibration, degrees: float) -> None:
+    _, _, image = tray_and_calibration
+    with pytest.raises(BadCalibrationError, match="not a camera's"):
+        calibrate(image, field_of_view=degrees)
 
 
 def test_good_light_gets_no_advice() -> None:

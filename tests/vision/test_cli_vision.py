@@ -73,10 +73,24 @@ def test_calibrate_writes_the_file_and_the_drawing(tmp_path: Path) -> None:
     written = tmp_path / "data" / "calibration.json"
     assert json.loads(written.read_text(encoding="utf-8"))["format"] == "yamscope-calibration"
     assert (tmp_path / "data" / "calibration.png").is_file()
-    for words in ("tray:", "felt colour:", "die size:", "light:"):
+    for words in ("tray:", "felt colour:", "die size:", "light:", "camera: 66° across (not told"):
         assert words in result.stdout
     used = run("recognise", "--calibration", str(written), str(photo(tmp_path / "p.png", (2,))))
     assert used.returncode == 0, used.stderr
     missing = run("recognise", "--calibration", str(tmp_path / "none.json"), str(image))
     assert missing.returncode == 2
     assert "no such calibration file" in missing.stderr
+
+
+def test_calibrate_is_told_the_cameras_field_of_view(tmp_path: Path) -> None:
+    image = tmp_path / "empty.png"
+    cv2.imwrite(str(image), felt(seed=3))
+    out = tmp_path / "wide.json"
+    told = run("calibrate", str(image), "--field-of-view", "102", "--out", str(out))
+    assert told.returncode == 0, told.stderr
+    assert "camera: 102° across (as told)" in told.stdout
+    assert json.loads(out.read_text(encoding="utf-8"))["field_of_view"] == 102
+    wrong = run("calibrate", str(image), "--field-of-view", "200", "--out", str(out))
+    assert wrong.returncode == 2
+    assert "not a camera's" in wrong.stderr and "Traceback" not in wrong.stderr
+    assert json.loads(out.read_text(encoding="utf-8"))["field_of_view"] == 102  # kept
