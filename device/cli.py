@@ -583,7 +583,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"tray: {len(calibration.area)} corners, {area:.0%} of the {width}x{height} photo")
     print(f"felt colour: L* {l_:.0f}, a* {a_:.0f}, b* {b_:.0f}")
     print(f"die size: {calibration.die_side:.0f} px ({how})")
-    told_how = "as told" if told else "not told: a Pi Camera Module 3's"
+    told_how = "as told" if told else "not told: a Pi Camera Module 3's in 4:3"
     print(f"camera: {calibration.field_of_view:g}° across ({told_how})")
     print(
         f"light: lightness {light.mean_lightness:.0f}, exposure {light.exposure:.0%}, "
@@ -890,9 +890,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--field-of-view",
         type=float,
         metavar="DEG",
-        help="the camera's horizontal field of view in degrees, which a photo does not tell; "
-        "the cocked-die model needs it (default: 66, a Raspberry Pi Camera Module 3's; "
-        "Camera Module 2: 62.2; Camera Module 3 Wide: 102; an HQ camera: its lens's)",
+        help="how many degrees across the camera's frames see, which a photo does not tell; "
+        "the cocked-die model and the face reading need it (default: 52, a Raspberry Pi "
+        "Camera Module 3 in a 4:3 stream such as 1280x960, cut from its 66° 16:9 view; "
+        "Camera Module 2: 62.2; an HQ camera: its lens's)",
     )
     cal.set_defaults(func=cmd_calibrate)
     return parser

@@ -14,8 +14,8 @@ from torch.nn import functional as F
 
 from models.net import DieFaceNet
 
-# slants run 0..~0.9; this brings them near the features' scale (and, on the narrow lenses of
-# model 1.0.0, near the offset x 4 it heard, so 2.0.0 could start from its weights)
+# slants run 0..~0.9; this brings them near the features' scale (and, for the narrow lenses
+# model 1.0.0 knew, near the offset x 4 it heard: a fine-tune from it starts sensible)
 SLANT_GAIN = 8.0
 
 

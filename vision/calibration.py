@@ -33,10 +33,12 @@ DIE_SHARE = 1 / 9.5
 DARK = 0.25  # the felt's brightest channel averages under a quarter of full scale: too dark
 GLARE_SHARE = 0.005  # share of the tray's pixels clipped at white above this: glare
 UNEVEN = 0.35  # lightness (L*+16) of the brightest part of the felt over its darkest, - 1
-# The camera's horizontal field of view in degrees, when the calibration is not told: a
-# Raspberry Pi Camera Module 3's (a Camera Module 2 sees 62.2°, an HQ camera its lens's).
-# The cocked-die model needs it: how slanted the camera sees a die depends on it.
-DEFAULT_FIELD_OF_VIEW = 66.0
+# The horizontal field of view of the frames, in degrees, when the calibration is not told:
+# a Raspberry Pi Camera Module 3's in the default 4:3 stream (1280x960). It sees 66° x 41°
+# over its 16:9 sensor, and a 4:3 frame is cut from the sensor's middle: about 52° across.
+# (A Camera Module 2's 4:3 sensor sees 62.2°; an HQ camera, its lens's.) The cocked-die
+# model and the face reading need it: how slanted the camera sees a die depends on it.
+DEFAULT_FIELD_OF_VIEW = 52.0
 FIELD_OF_VIEW_RANGE = (10.0, 150.0)  # degrees: beyond these no pinhole model of a lens holds
 
 

@@ -8,11 +8,11 @@ die-face model's cocked head could not tell the two apart. It flagged flat dice 
 and missed leaning ones: 87 % of ten-d10 trays were read entirely right, and nine failures in
 ten were cocked decisions. This model sees each die turned so that the photo's centre lies
 straight below it, and is told how far from the centre the die is (in frame widths). The
-camera's slant then always shows the same way, and what is left is the lean: 97.1 % of 1,000
+camera's slant then always shows the same way, and what is left is the lean: 97.5 % of 1,000
 held-out trays are read entirely right (numbers in docs/cocked-dice.md).
 
 How much side a flat die shows depends on the angle at which the camera sees it, not on its
-distance from the centre alone: a wide lens (a Raspberry Pi camera module sees about 66°
+distance from the centre alone: a wide lens (a Raspberry Pi camera module sees 52-62°
 across) sees the dice near the walls far more slanted than a narrow one. Model 1.0.0 was told
 the distance and learned narrow lenses only; on trays seen as a Pi camera sees them it flagged
 about one flat die in ten. From 2.0.0 the model is told the slant itself, the tangent of the

@@ -47,7 +47,9 @@ KINDS: tuple[Kind, ...] = ("d6", "d10")
 # A cocked die left unflagged is scored from a face that is not on top, a flag costs the
 # player a glance: flag from this probability of the cocked-die model (vision/cocked.py) on.
 # Chosen on 150 validation trays of ten d10 (`yamscope render --n 150 --seed 9500 --size
-# 1280x960 --impossible`, 63 cocked dice); numbers in docs/cocked-dice.md.
+# 1280x960 --impossible`, 63 cocked dice) and, for model 2.0.0, on 150 more seen by a wide
+# camera (`--engine numpy-wide --seed 9910`): 0.5 and 0.6 read the most trays right on both;
+# numbers in docs/cocked-dice.md.
 COCKED_FROM = 0.5
 # The pip count is asked only when the model is less sure of a d6's value than this: with
 # model 2.1 the model read every flat d6 of data/synth-eval-d6 right, and asking the count

@@ -103,10 +103,10 @@ def test_bad_calibration_files_are_refused(
 def test_the_cameras_field_of_view_is_kept_and_gives_the_focal_length(
     tmp_path: Path, tray_and_calibration
 ) -> None:
-    """A photo does not tell it: the owner does (default a Pi Camera Module 3's, 66°).
-    Calibrations written before it was kept read as the default."""
+    """A photo does not tell it: the owner does (default a Pi Camera Module 3's in a 4:3
+    stream, 52°). Calibrations written before it was kept read as the default."""
     tray, calibration, image = tray_and_calibration
-    assert calibration.field_of_view == DEFAULT_FIELD_OF_VIEW == 66.0
+    assert calibration.field_of_view == DEFAULT_FIELD_OF_VIEW == 52.0
     wide = calibrate(image, field_of_view=102.0)
     assert wide.focal == pytest.approx(0.5 / math.tan(math.radians(51)))
     assert wide.focal < calibration.focal

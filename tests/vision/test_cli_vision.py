@@ -73,7 +73,7 @@ def test_calibrate_writes_the_file_and_the_drawing(tmp_path: Path) -> None:
     written = tmp_path / "data" / "calibration.json"
     assert json.loads(written.read_text(encoding="utf-8"))["format"] == "yamscope-calibration"
     assert (tmp_path / "data" / "calibration.png").is_file()
-    for words in ("tray:", "felt colour:", "die size:", "light:", "camera: 66° across (not told"):
+    for words in ("tray:", "felt colour:", "die size:", "light:", "camera: 52° across (not told"):
         assert words in result.stdout
     used = run("recognise", "--calibration", str(written), str(photo(tmp_path / "p.png", (2,))))
     assert used.returncode == 0, used.stderr

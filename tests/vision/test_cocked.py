@@ -18,9 +18,9 @@ from vision.errors import BadModelError
 from vision.recognise import COCKED_FROM, recognise
 
 # Measured with cocked 2.0.0 on the true boxes of 12 trays of ten d10 (seed 4242, a third of
-# the dice cocked, 1280x960), each seen by a narrow and by a wide camera: 34 and 33 of the 34
-# cocked dice flagged, none of the 86 flat ones (1.0.0, told no focal length: 34 and 31
-# flagged, and 0 and 11 of the flat ones). The floors leave room for a retrained model; they
+# the dice cocked, 1280x960), each seen by a narrow and by a wide camera: 33 of the 34
+# cocked dice flagged both times, none of the 86 flat ones (1.0.0, told no focal length: 34
+# and 31 flagged, and 0 and 11 of the flat ones). The floors leave room for a retrained model; they
 # catch one that lost the question, or the camera's angle.
 FLOOR_SEED, FLOOR_TRAYS = 4242, 12
 MIN_COCKED_FLAGGED = 0.85
