@@ -569,7 +569,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     try:
         image = load_image(args.image)
         told = args.field_of_view
-        calibration = calibrate(image, field_of_view=told or DEFAULT_FIELD_OF_VIEW)
+        calibration = calibrate(
+            image, field_of_view=DEFAULT_FIELD_OF_VIEW if told is None else told
+        )
     except VisionError as exc:
         raise UsageError(str(exc)) from None
     save(calibration, out)
@@ -583,7 +585,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"tray: {len(calibration.area)} corners, {area:.0%} of the {width}x{height} photo")
     print(f"felt colour: L* {l_:.0f}, a* {a_:.0f}, b* {b_:.0f}")
     print(f"die size: {calibration.die_side:.0f} px ({how})")
-    told_how = "as told" if told else "not told: a Pi Camera Module 3's in 4:3"
+    told_how = "not told: a Pi Camera Module 3's in 4:3" if told is None else "as told"
     print(f"camera: {calibration.field_of_view:g}° across ({told_how})")
     print(
         f"light: lightness {light.mean_lightness:.0f}, exposure {light.exposure:.0%}, "

@@ -53,7 +53,7 @@ MISSED_WEIGHT = 2  # a missed cocked die counts as two needless flags
 
 def scene_crops(seed: int, index: int, size: int, wide_share: float = 0.5) -> CropSet:
     """Upright crops of every die of scene ``index`` of set ``seed``; labels ``cocked``
-    (0/1) and ``slant`` (float, vision/cocked.py). Three scenes in four at 1280x960; one in
+    (0/1) and ``slant`` (float, vision/perspective.py). Three scenes in four at 1280x960; one in
     five is five d6 (classic Yams), the rest d10, most of them the ten of Yams impossible;
     ``wide_share`` of them seen by a camera as wide as a Pi camera module's, the others by
     a narrow one."""
@@ -330,7 +330,7 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
         "inputs": {
             "slant": "(batch, 1) float32: the tangent of the angle between the optical axis "
             "and the line of sight to the box's centre: its distance from the frame's centre "
-            "over the focal length, both in frame widths (vision/cocked.py slant; the focal "
+            "over the focal length, both in frame widths (vision/perspective.py slant; the focal "
             "length comes from the calibration's field of view)"
         },
         "output": {"name": CockedReader.OUTPUT, "classes": ["no", "yes"], "kind": "logits"},

@@ -44,7 +44,7 @@ class TrueDie:
 class LabelledPhoto:
     """A photo (BGR pixels) and its dice; ``tray`` is the synthetic table, from which its
     empty photo can be drawn, or ``empty`` the photo of it (a Blender scene's) and
-    ``field_of_view`` its camera's (degrees across; Blender labels from renderer 1.2 on)."""
+    ``field_of_view`` its camera's (degrees across; Blender labels written since 2026-11-30)."""
 
     path: Path
     image: np.ndarray

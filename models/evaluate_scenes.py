@@ -35,7 +35,12 @@ import numpy as np
 
 from models.datasets import Dataset, LabelledPhoto, TrueDie, open_dataset
 from models.evaluate import confusion, draw_confusion
-from vision.calibration import DEFAULT_FIELD_OF_VIEW, Calibration, calibrate
+from vision.calibration import (
+    DEFAULT_FIELD_OF_VIEW,
+    Calibration,
+    calibrate,
+    check_field_of_view,
+)
 from vision.errors import VisionError
 from vision.images import load_image
 from vision.reading import ReadDie, Reading
@@ -252,13 +257,14 @@ def tray_calibration(
 
     if photo.empty is not None:
         image = load_image(photo.empty)
-        told = field_of_view or photo.field_of_view
+        labelled = photo.field_of_view
     else:
         assert photo.tray is not None
         tray = Tray(**photo.tray)
         image = empty_tray(tray, np.random.default_rng(seed))
-        told = field_of_view or tray.field_of_view
-    return calibrate(image, field_of_view=told or DEFAULT_FIELD_OF_VIEW)
+        labelled = tray.field_of_view
+    told = next((v for v in (field_of_view, labelled) if v is not None), DEFAULT_FIELD_OF_VIEW)
+    return calibrate(image, field_of_view=told)
 
 
 def evaluate(
@@ -283,6 +289,8 @@ def evaluate(
     thread meanwhile, as the model does."""
     from tqdm import tqdm
 
+    if field_of_view is not None:
+        check_field_of_view(field_of_view)  # else every calibration fails, and silently
     kinds = tuple(kinds or dataset.kinds)
     synthetic = dataset.format == "synthetic"
     if recogniser is None:
@@ -329,7 +337,7 @@ def evaluate(
         },
         "kinds": list(kinds),
         "calibrated": calibrate_each,
-        "field_of_view": field_of_view or "the labels'",
+        "field_of_view": "the labels'" if field_of_view is None else field_of_view,
         "calibration_failed": failed_calibrations,
     }
     return tally, how

@@ -186,6 +186,15 @@ class Calibration:
         return result
 
 
+def check_field_of_view(field_of_view: float) -> None:
+    """BadCalibrationError unless ``field_of_view`` (degrees) is in ``FIELD_OF_VIEW_RANGE``."""
+    low, high = FIELD_OF_VIEW_RANGE
+    if not low <= field_of_view <= high:
+        raise BadCalibrationError(
+            f"field of view {field_of_view:g}° is not a camera's: give {low:g} to {high:g}°"
+        )
+
+
 def focal_widths(field_of_view: float) -> float:
     """A pinhole camera's focal length in frame widths, from its horizontal field of view
     in degrees."""
@@ -316,11 +325,7 @@ def calibrate(
     (a photo does not tell it); BadCalibrationError outside ``FIELD_OF_VIEW_RANGE``."""
     from vision.segment import segment  # segment reads calibrations: imported late
 
-    low, high = FIELD_OF_VIEW_RANGE
-    if not low <= field_of_view <= high:
-        raise BadCalibrationError(
-            f"field of view {field_of_view:g}° is not a camera's: give {low:g} to {high:g}°"
-        )
+    check_field_of_view(field_of_view)
     height, width = image.shape[:2]
     scale = min(1.0, WORK_LONG_SIDE / max(height, width))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)

@@ -149,6 +149,15 @@ def test_each_tray_is_calibrated_with_its_cameras_field_of_view(scenes: Path) ->
     assert how["field_of_view"] == 90.0
 
 
+def test_a_field_of_view_no_camera_has_exits_2_with_one_line(
+    scenes: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", str(scenes), "--out", str(tmp_path / "report"), "--field-of-view", "0"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not a camera's" in err
+
+
 def test_a_yolo_split_folder_is_read_in_pixels(yolo: Path) -> None:
     dataset = open_dataset(yolo)
     assert (dataset.format, dataset.name, dataset.kinds) == ("yolo", "rune55-test", ("d6",))

@@ -90,7 +90,8 @@ def test_calibrate_is_told_the_cameras_field_of_view(tmp_path: Path) -> None:
     assert told.returncode == 0, told.stderr
     assert "camera: 102° across (as told)" in told.stdout
     assert json.loads(out.read_text(encoding="utf-8"))["field_of_view"] == 102
-    wrong = run("calibrate", str(image), "--field-of-view", "200", "--out", str(out))
-    assert wrong.returncode == 2
-    assert "not a camera's" in wrong.stderr and "Traceback" not in wrong.stderr
+    for degrees in ("200", "0"):
+        wrong = run("calibrate", str(image), "--field-of-view", degrees, "--out", str(out))
+        assert wrong.returncode == 2
+        assert "not a camera's" in wrong.stderr and "Traceback" not in wrong.stderr
     assert json.loads(out.read_text(encoding="utf-8"))["field_of_view"] == 102  # kept
