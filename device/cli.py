@@ -385,6 +385,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         cfg.synthetic = args.synthetic
     if args.epoch_crops is not None:
         cfg.epoch_crops = args.epoch_crops
+    if not 0 <= args.wide_share <= 1:
+        raise UsageError(f"--wide-share is a share of scenes, 0..1; not {args.wide_share}")
+    cfg.wide_share = args.wide_share
+    if args.rune55_repeats < 1:
+        raise UsageError(f"--rune55-repeats is a count, 1 or more; not {args.rune55_repeats}")
+    cfg.rune55_repeats = args.rune55_repeats
     common = {"resume": args.resume, "progress": not args.quiet, "workers": args.workers}
     if args.from_corrections:
         if not args.weights:
@@ -769,6 +775,22 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="a folder of rendered scenes (yamscope render --engine blender) whose dice are "
         "trained on too, about a quarter of each epoch; repeat for more folders",
+    )
+    trn.add_argument(
+        "--wide-share",
+        type=float,
+        default=0.0,
+        metavar="SHARE",
+        help="cut the synthetic crops as a calibrated appliance does (top face only), SHARE "
+        "of the scenes seen by a camera as wide as a Pi camera module's (0..1; default 0: "
+        "the narrow camera, whole boxes)",
+    )
+    trn.add_argument(
+        "--rune55-repeats",
+        type=int,
+        default=1,
+        metavar="N",
+        help="Rune55's train crops appear N times in each epoch (each augmented anew; default 1)",
     )
     trn.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU")
     trn.add_argument(

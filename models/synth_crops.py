@@ -24,8 +24,10 @@ import numpy as np
 from tqdm import tqdm
 
 from models import photos, spec
-from models.synth import VERSION, random_scene
+from models.synth import VERSION, Scene, random_scene
+from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
 from vision.faces import crop_square
+from vision.perspective import top_face_box
 
 #: the seeds of the three synthetic sets: never mix them
 TRAIN_SEED, VALID_SEED, TEST_SEED = 0, 1, 2
@@ -89,19 +91,44 @@ def scene_crops(seed: int, index: int, size: int = spec.INPUT_SIZE) -> CropSet:
     """The jittered crops of every die of scene ``index`` of set ``seed``."""
     setup = np.random.default_rng([seed, index, 1])  # apart from the scene's own stream
     scene = random_scene(np.random.default_rng([seed, index]), cocked=0.08, **scene_options(setup))
-    images, rows = [], []
-    for die in scene.dice:
-        images.append(crop_square(scene.image, jitter_box(setup, die.box), size, CROP_SCALE))
-        s = die.spec
-        rows.append(
-            (
-                spec.KINDS.index(s.kind),
-                s.value - 1,
-                spec.COLOURS.index(s.colour),
-                spec.FINISHES.index(s.finish),
-                int(s.cocked),
-            )
+    boxes = [jitter_box(setup, die.box) for die in scene.dice]
+    return _cut(scene, boxes, size)
+
+
+def overhead_crops(
+    seed: int, index: int, size: int = spec.INPUT_SIZE, wide_share: float = 0.5
+) -> CropSet:
+    """The crops of scene ``index`` of set ``seed`` as a calibrated appliance cuts them: from
+    the top face's part of each jittered box (``vision.perspective.top_face_box``), the
+    camera as wide as a Raspberry Pi camera module's in ``wide_share`` of the scenes and the
+    generator's narrow one in the others. The die-face model learned from ``scene_crops``,
+    whose camera is narrow, and is less sure of dice a wide camera sees steeply."""
+    setup = np.random.default_rng([seed, index, 1])
+    options = scene_options(setup)
+    camera = WIDE_CAMERA if setup.random() < wide_share else NARROW_CAMERA
+    scene = random_scene(
+        np.random.default_rng([seed, index]), cocked=0.08, camera=camera, **options
+    )
+    focal = scene.tray.camera_height / scene.image.shape[1]
+    boxes = [
+        top_face_box(scene.image.shape, jitter_box(setup, die.box), focal) for die in scene.dice
+    ]
+    return _cut(scene, boxes, size)
+
+
+def _cut(scene: Scene, boxes: list[tuple[float, float, float, float]], size: int) -> CropSet:
+    """The runtime's crop of each box (one per die of ``scene``) with the die's labels."""
+    images = [crop_square(scene.image, box, size, CROP_SCALE) for box in boxes]
+    rows = [
+        (
+            spec.KINDS.index(die.spec.kind),
+            die.spec.value - 1,
+            spec.COLOURS.index(die.spec.colour),
+            spec.FINISHES.index(die.spec.finish),
+            int(die.spec.cocked),
         )
+        for die in scene.dice
+    ]
     table = np.asarray(rows, np.int64).reshape(-1, len(spec.HEADS))
     return CropSet(
         np.asarray(images, np.uint8).reshape(-1, size, size, 3),

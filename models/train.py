@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,10 @@ class TrainConfig:
     swap: float = 0.15  # the chance its channels are shuffled (a red die turns blue or green)
     blur: float = 0.2  # the chance a crop is shown at a lower resolution (24..44 px)
     scenes: tuple[str, ...] = ()  # rendered scene folders trained on too (train_dieface)
+    # > 0: synthetic crops cut as a calibrated appliance cuts them, this share of the scenes
+    # seen by a camera as wide as a Pi camera module's (synth_crops.overhead_crops)
+    wide_share: float = 0.0
+    rune55_repeats: int = 1  # Rune55's train crops appear this many times in each epoch
 
 
 def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
@@ -388,15 +393,17 @@ def fit(
 
 def _synthetic(cfg: TrainConfig, workers: int, progress: bool) -> tuple[CropSet, CropSet]:
     """Synthetic train crops (``cfg.synthetic`` scenes of the train seed) and valid crops (a
-    fifteenth as many scenes of the valid seed, at most 400)."""
-    train = synth_crops.load_synthetic(
-        synth_crops.TRAIN_SEED, cfg.synthetic, workers=workers, progress=progress
-    )
+    fifteenth as many scenes of the valid seed, at most 400), cut by the recipe
+    ``cfg.wide_share`` names."""
+    recipe: dict[str, Any] = {}
+    if cfg.wide_share > 0:
+        recipe = {
+            "make": partial(synth_crops.overhead_crops, wide_share=cfg.wide_share),
+            "recipe": f"overhead-wide{cfg.wide_share:g}",
+        }
+    load = partial(synth_crops.load_synthetic, workers=workers, progress=progress, **recipe)
     scenes = max(1, min(400, cfg.synthetic // 15))
-    valid = synth_crops.load_synthetic(
-        synth_crops.VALID_SEED, scenes, workers=workers, progress=progress
-    )
-    return train, valid
+    return load(synth_crops.TRAIN_SEED, cfg.synthetic), load(synth_crops.VALID_SEED, scenes)
 
 
 def share_repeats(base: CropSet, extra: CropSet, share: float = SCENE_SHARE) -> int:
@@ -453,7 +460,8 @@ def train_dieface(
     rune_train, rune_valid = splits["train"], splits["valid"]
     unseen = rune_valid.subset(unseen_mask(rune_valid, rune_train))
     synth_train, synth_valid = _synthetic(cfg, workers, progress)
-    train = synth_crops.concat([synth_train, rune55_set(rune_train.images, rune_train.labels)])
+    rune55 = rune55_set(rune_train.images, rune_train.labels)
+    train = synth_crops.concat([synth_train, *[rune55] * cfg.rune55_repeats])
     valid = {
         "rune55_valid": rune55_set(rune_valid.images, rune_valid.labels),
         "rune55_valid_unseen": rune55_set(unseen.images, unseen.labels),

@@ -12,7 +12,9 @@ import pytest
 
 from models import spec, synth_crops
 from models.corrections import load_corrections
-from models.synth_crops import jitter_box, load_synthetic, scene_crops
+from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
+from models.synth_crops import jitter_box, load_synthetic, overhead_crops, scene_crops
+from vision.perspective import top_face_box
 
 
 def test_jittered_boxes_stay_within_the_stated_scale_and_shift() -> None:
@@ -35,6 +37,27 @@ def test_scene_crops_carry_a_label_per_head_within_its_classes() -> None:
     assert (crops.labels["value"][d6] < 6).all()
     again = scene_crops(7, 0)  # a scene is fixed by (seed, index)
     assert np.array_equal(again.images, crops.images)
+
+
+@pytest.mark.parametrize(("share", "camera"), [(0.0, NARROW_CAMERA), (1.0, WIDE_CAMERA)])
+def test_overhead_crops_cut_each_top_face_with_its_scenes_own_focal_length(
+    share: float, camera: tuple[float, float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    focals: list[float] = []
+
+    def top_face(shape: tuple[int, ...], box: tuple, focal: float) -> tuple:
+        focals.append(focal)
+        return top_face_box(shape, box, focal)
+
+    monkeypatch.setattr(synth_crops, "top_face_box", top_face)
+    crops = overhead_crops(7, 0, wide_share=share)
+    assert len(focals) == len(crops) and len(set(focals)) == 1  # one camera per scene
+    assert camera[0] <= focals[0] <= camera[1]
+    # the same dice as the whole-box recipe draws with the same camera, in the same order
+    if share == 0:
+        plain = scene_crops(7, 0)
+        assert all(np.array_equal(crops.labels[k], plain.labels[k]) for k in spec.HEADS)
+        assert not np.array_equal(crops.images, plain.images)
 
 
 def test_load_synthetic_caches_chunks_and_resumes(

@@ -211,6 +211,44 @@ def test_cli_train_then_resume_on_a_tiny_dataset(
     assert list(synth_cache.iterdir())  # the synthetic crops were cached
 
 
+def test_cli_train_cuts_overhead_crops_from_wide_and_narrow_cameras_when_asked(
+    synthetic_rune55: Path, synth_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
+    args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
+    assert cli([*args, "--wide-share", "1.5"]) == 2
+    assert "--wide-share is a share of scenes, 0..1" in capsys.readouterr().err
+    assert not out.exists()  # refused before anything was cut or trained
+    assert cli([*args, "--wide-share", "0.5"]) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["config"]["wide_share"] == 0.5
+    assert sorted(p.name.split("-seed")[0] for p in synth_cache.iterdir()) == [
+        "overhead-wide0.5",
+        "overhead-wide0.5",
+    ]
+
+
+def test_cli_train_repeats_rune55_crops_when_asked(
+    synthetic_rune55: Path, synth_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from models.photos import load_splits
+
+    args = ["train", "--data", str(synthetic_rune55), "--threads", "1", "--synthetic", "2"]
+    args += ["--workers", "1", "--quiet", "--epochs", "1"]
+    assert cli([*args, "--out", str(tmp_path / "none"), "--rune55-repeats", "0"]) == 2
+    assert "--rune55-repeats is a count, 1 or more" in capsys.readouterr().err
+    assert cli([*args, "--out", str(tmp_path / "once")]) == 0
+    assert cli([*args, "--out", str(tmp_path / "thrice"), "--rune55-repeats", "3"]) == 0
+    once, thrice = (
+        json.loads((tmp_path / run / "summary.json").read_text(encoding="utf-8"))
+        for run in ("once", "thrice")
+    )
+    rune55 = len(load_splits(synthetic_rune55, splits=("train",))["train"])
+    assert rune55 > 0 and thrice["train_crops"] == once["train_crops"] + 2 * rune55
+    assert thrice["config"]["rune55_repeats"] == 3
+
+
 def test_cli_train_adds_rendered_scenes_and_picks_on_their_held_out_tenth(
     synthetic_rune55: Path, synth_cache: Path, tmp_path: Path
 ) -> None:
