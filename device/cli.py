@@ -562,7 +562,6 @@ def cmd_recognise(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """Calibrate on a photo of the empty tray; save it, say what was found, draw it."""
     import cv2
-    import numpy as np
 
     from device.paths import data_dir
     from vision.calibration import DEFAULT_FIELD_OF_VIEW, calibrate, save
@@ -585,10 +584,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if not cv2.imwrite(str(png), draw_calibration(image, calibration)):
         raise OSError(f"cannot write {png}")
     width, height = calibration.size
-    area = cv2.contourArea(np.asarray(calibration.area, np.float32)) / (width * height)
     light, (l_, a_, b_) = calibration.light, calibration.felt.mean
     how = "measured on the dice in the photo" if calibration.die_measured else "guessed"
-    print(f"tray: {len(calibration.area)} corners, {area:.0%} of the {width}x{height} photo")
+    share = calibration.tray_share
+    print(f"tray: {len(calibration.area)} corners, {share:.0%} of the {width}x{height} photo")
     print(f"felt colour: L* {l_:.0f}, a* {a_:.0f}, b* {b_:.0f}")
     print(f"die size: {calibration.die_side:.0f} px ({how})")
     told_how = "not told: a Pi Camera Module 3's in 4:3" if told is None else "as told"

@@ -66,19 +66,26 @@ def start_tray(session: TableSession, config: Config, source: CameraSource, data
     path = config.camera.calibration or data.parent / CALIBRATION_FILE
     calibration = calibrations.load(path) if path.exists() else None
     tray = getattr(frames, "tray", None)
+    told = "file"
     if calibration is None and tray is not None:  # the simulated tray calibrates itself
         import numpy as np
 
         from device.camera.simulated_source import calibrate_tray
 
-        calibration = calibrate_tray(tray, np.random.default_rng(0))
+        calibration, told = calibrate_tray(tray, np.random.default_rng(0)), "camera"
     runner = CameraRunner(frames, watchdog_seconds=config.camera.watchdog_seconds)
+    lock = config.camera.lock_exposure_after_calibration
     watcher = TrayWatcher(
         session,
         runner,
         Recogniser(calibration),
         snapshots=config.storage.snapshots,
-        lock_exposure=calibration is not None and config.camera.lock_exposure_after_calibration,
+        lock_exposure=calibration is not None and lock,
+        lock_after_calibrating=lock,
+        # a simulated table is drawn anew at each start: its calibration is not kept
+        calibration_path=path if tray is None else None,
+        field_of_view=config.camera.field_of_view,
+        field_of_view_from=told,
     )
     session.tray = str(source) if source.kind != "auto" else f"auto:{frames.name}"
     session.watcher = watcher

@@ -295,6 +295,22 @@ class TableSession:
         self._wake.set()
         return self._state
 
+    def calibrate(self) -> dict[str, Any]:
+        """The camera calibrated on the tray it sees now, which should be empty (the page's
+        button). Raises RulesError, with the calibration in use kept, without a camera,
+        before its first picture, or when no felt is found or the file cannot be written."""
+        from device.tray import TrayError
+        from vision.errors import VisionError
+
+        if self.watcher is None:
+            raise RulesError("no camera: there is nothing to calibrate")
+        try:
+            self.watcher.calibrate()
+        except (TrayError, VisionError, OSError) as exc:
+            raise RulesError(f"the tray could not be calibrated: {exc}") from None
+        self.set_tray_status(self.watcher.status())
+        return self._state
+
     def set_tray_status(self, status: dict[str, Any]) -> None:
         """What the page shows of the camera (the tray watcher calls this on a change)."""
         with self._lock:

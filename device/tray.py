@@ -18,6 +18,7 @@ import random
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -35,6 +36,11 @@ from vision.recognise import Recogniser
 from vision.settle import SettleDetector
 
 log = logging.getLogger(__name__)
+
+
+class TrayError(RuntimeError):
+    """Something asked of the tray that it cannot do now (said to the player as it is)."""
+
 
 LIVE_WATCHED_S = 5.0  # a live picture is encoded while someone asked for one this recently
 # Crops kept for corrections: cut by the model's own rule (vision.faces), in colour and
@@ -55,6 +61,10 @@ class TrayWatcher:
         live_fps: float = 2.0,
         snapshots: bool = True,
         lock_exposure: bool = False,
+        lock_after_calibrating: bool = False,
+        calibration_path: Path | None = None,
+        field_of_view: float | None = None,
+        field_of_view_from: str = "file",
     ) -> None:
         self.session = session
         self.runner = runner
@@ -63,7 +73,14 @@ class TrayWatcher:
         self.live_interval = 1.0 / live_fps
         self.snapshots = snapshots
         self.lock_exposure = lock_exposure
+        self.lock_after_calibrating = lock_after_calibrating
+        self.calibration_path = calibration_path
+        self.field_of_view = field_of_view  # the configuration's; None: the camera's own
+        # who told the calibration in use its field of view: file, camera, configuration, default
+        self.field_of_view_from = field_of_view_from
         self._locked_for: int | None = None  # the runner's reopen count when last locked
+        self._calibrating = threading.Lock()  # one calibration at a time
+        self._frame: Frame | None = None  # the newest frame, for calibrating on
         self._lock = threading.Lock()
         self._live: bytes | None = None
         self._live_at = 0.0
@@ -100,7 +117,40 @@ class TrayWatcher:
                 "message": self._message,
                 "reading_ms": self._reading_ms,
                 "can_throw": callable(getattr(self.runner.source, "throw", None)),
+                "calibration": self._calibration_summary(),
             }
+
+    def calibrate(self) -> dict[str, Any]:
+        """Calibrate on the camera's newest picture, which should show the empty tray (as
+        ``yamscope calibrate`` does on a photo), keep it in ``calibration_path`` and read
+        every throw with it from now on; returns its summary. The field of view is the
+        configuration's, else the camera's own (a Pi camera module names its lens), else
+        the default. Raises TrayError before the first picture and VisionError when no
+        felt is found: the calibration in use, if any, stays."""
+        from vision.calibration import DEFAULT_FIELD_OF_VIEW, calibrate, save
+
+        with self._lock:
+            frame = self._frame
+        if frame is None:
+            raise TrayError("no picture from the camera yet: wait for the live picture")
+        told, own = self.field_of_view, getattr(self.runner.source, "field_of_view", None)
+        field_of_view = told or own or DEFAULT_FIELD_OF_VIEW
+        with self._calibrating:
+            calibration = calibrate(frame.main, field_of_view=field_of_view)
+            if self.calibration_path is not None:
+                save(calibration, self.calibration_path)
+            self.recogniser.calibration = calibration
+            self.field_of_view_from = "configuration" if told else "camera" if own else "default"
+        self.lock_exposure = self.lock_exposure or self.lock_after_calibrating
+        self._locked_for = None  # lock at the next still picture of this tray
+        log.info("tray calibrated: %s", calibration.summary())
+        return self._calibration_summary() or {}
+
+    def _calibration_summary(self) -> dict[str, Any] | None:
+        calibration = self.recogniser.calibration
+        if calibration is None:
+            return None
+        return calibration.summary() | {"field_of_view_from": self.field_of_view_from}
 
     def live_jpeg(self) -> bytes | None:
         """The newest live picture (None until the first one); asking keeps it coming."""
@@ -151,6 +201,8 @@ class TrayWatcher:
                 log.exception("tray watcher: frame skipped")
 
     def _step(self, frame: Frame) -> None:
+        with self._lock:
+            self._frame = frame
         settled = self.detector.update(frame.lores)
         if self.lock_exposure and self.detector.state == "idle":
             self._lock_exposure()
@@ -223,7 +275,13 @@ class TrayWatcher:
         """Tell the session when what the page shows of the camera changed (not for every
         frame counter)."""
         status = self.status()
-        key = (status["state"], status["error"], status["message"], status["reading_ms"])
+        key = (
+            status["state"],
+            status["error"],
+            status["message"],
+            status["reading_ms"],
+            str(status["calibration"]),
+        )
         if key != self._published:
             self._published = key
             self.session.set_tray_status(status)

@@ -96,6 +96,24 @@ class Calibration:
         """The camera's focal length in frame widths."""
         return focal_widths(self.field_of_view)
 
+    @property
+    def tray_share(self) -> float:
+        """How much of the frame the felt's outline covers (0..1)."""
+        outline = np.asarray(self.area, np.float32)
+        return float(cv2.contourArea(outline)) / (self.size[0] * self.size[1])
+
+    def summary(self) -> dict[str, Any]:
+        """What the table page shows of it: enough to see that the felt and the dice were
+        found, and what to fix in the light."""
+        return {
+            "size": list(self.size),
+            "tray_share": round(self.tray_share, 3),
+            "die_side": round(self.die_side, 1),
+            "die_measured": self.die_measured,
+            "field_of_view": round(self.field_of_view, 1),
+            "advice": list(self.advice),
+        }
+
     def for_size(self, width: int, height: int) -> Calibration:
         """The same calibration for frames of another resolution (same camera and view)."""
         if (width, height) == self.size:
@@ -208,10 +226,14 @@ def field_of_view_of(focal: float) -> float:
 
 
 def save(calibration: Calibration, path: str | Path) -> None:
-    """Write the calibration as JSON (the folder is made if needed)."""
+    """Write the calibration as JSON (the folder is made if needed), through a temporary
+    file renamed over the old one: a power cut while writing leaves the old calibration, not
+    half a file the appliance would refuse at its next start."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
+    temporary.replace(path)
 
 
 def load(path: str | Path) -> Calibration:

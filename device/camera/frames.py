@@ -39,8 +39,10 @@ class FrameSource(Protocol):
     ``read`` must come back within about ``timeout`` seconds, with None when no frame came:
     the runner's watchdog relies on it to notice a stalled camera. ``open`` after ``close``
     starts again (the watchdog's reopen). Sources that can fix exposure and white balance
-    also have ``lock_exposure() -> None``; ``exclusive = False`` marks sources that several
-    processes may use at once (no camera behind them).
+    also have ``lock_exposure() -> None``; sources that know how many degrees across their
+    frames see (a Pi camera module, the simulated tray) have ``field_of_view: float | None``,
+    which the calibration needs; ``exclusive = False`` marks sources that several processes
+    may use at once (no camera behind them).
     """
 
     name: str

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from device.camera.frames import CameraError, Frame
+from device.camera.lens import stream_field_of_view
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ class Picamera2Source:
         self._camera: Any = None
         self._stride = lores_size[0]
         self._metadata: dict[str, Any] = {}
+        self._properties: dict[str, Any] = {}
         self._seq = 0
 
     def open(self) -> None:
@@ -114,7 +116,20 @@ class Picamera2Source:
             camera.close()
             raise camera_error(exc) from exc
         self._camera = camera
-        log.info("picamera2: main %dx%d, lores %dx%d", *self.size, *self.lores_size)
+        self._properties = dict(camera.camera_properties)
+        log.info(
+            "picamera2: %s, main %dx%d, lores %dx%d",
+            self._properties.get("Model", "unknown sensor"),
+            *self.size,
+            *self.lores_size,
+        )
+
+    @property
+    def field_of_view(self) -> float | None:
+        """The degrees across the main stream sees, from the sensor's model and the scaler
+        crop of the last frame read; None before a frame or for a lens libcamera cannot
+        name (an HQ camera's)."""
+        return stream_field_of_view(self._properties, self._metadata.get("ScalerCrop"))
 
     def read(self, timeout: float) -> Frame | None:
         """One request, copied out and released at once: held requests starve the camera."""

@@ -74,6 +74,11 @@ class SimulatedSource:
         self._open = False
 
     @property
+    def field_of_view(self) -> float:
+        """The degrees across the simulated camera sees (the calibration needs it)."""
+        return self.tray.field_of_view
+
+    @property
     def last_throw(self) -> list[DieSpec]:
         """The dice on the tray after the last throw, in the order thrown."""
         with self._guard:

@@ -93,6 +93,13 @@ def build_api(max_players: int) -> Blueprint:
         response.headers["Cache-Control"] = "no-store"
         return response
 
+    @api.post("/calibrate")
+    def calibrate() -> Response:
+        """Calibrate on the camera's picture of the empty tray; the state's ``camera`` then
+        carries the calibration's summary (felt, die size, field of view, light advice)."""
+        validate.body(_json(), set())
+        return _answer(_session().calibrate())
+
     @api.get("/health")
     def health() -> Response:
         """For the smoke test and monitoring: the version, the tray and the camera."""

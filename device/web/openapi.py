@@ -119,6 +119,7 @@ def _schemas(max_players: int) -> dict[str, Any]:
             },
         },
         "Undo": {"type": "object", **closed, "properties": {}},
+        "Calibrate": {"type": "object", **closed, "properties": {}},
         "Entry": {
             "type": "object",
             "properties": {
@@ -191,7 +192,9 @@ def _schemas(max_players: int) -> dict[str, Any]:
                     "type": ["object", "null"],
                     "description": "the camera and the reader: source, state (starting, live, "
                     "stalled, reopening, failed), error, message (why a throw was not "
-                    "recorded), reading_ms, can_throw (the simulated tray's throw button)",
+                    "recorded), reading_ms, can_throw (the simulated tray's throw button), "
+                    "calibration (null until the tray is calibrated: size, tray_share, "
+                    "die_side, die_measured, field_of_view, field_of_view_from, advice)",
                 },
                 "keep": {
                     "oneOf": [positions, {"type": "null"}],
@@ -277,6 +280,13 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
                         },
                     },
                 }
+            },
+            "/api/calibrate": {
+                "post": _action(
+                    "calibrate the camera on the empty tray it sees now (409: no camera, no "
+                    "picture yet or no felt found; the calibration in use stays)",
+                    "Calibrate",
+                )
             },
             "/api/health": {
                 "get": {

@@ -82,7 +82,13 @@ class FakeRequest:
         return yuv420(np.full((H, W), 99, np.uint8), STRIDE)
 
     def get_metadata(self) -> dict[str, Any]:
-        return {"ExposureTime": 8000, "AnalogueGain": 2.0, "ColourGains": (1.8, 1.5), "Lux": 300}
+        return {
+            "ExposureTime": 8000,
+            "AnalogueGain": 2.0,
+            "ColourGains": (1.8, 1.5),
+            "Lux": 300,
+            "ScalerCrop": (576, 0, 3456, 2592),  # a 4:3 stream from the middle of a 16:9 sensor
+        }
 
     def release(self) -> None:
         self.camera.held -= 1
@@ -92,6 +98,12 @@ class FakePicamera2:
     cameras: ClassVar[list[dict[str, Any]]] = [{"Model": "imx708"}]
     open_error: ClassVar[Exception | None] = None
     instances: ClassVar[list[FakePicamera2]] = []
+    # as a Camera Module 3 reports them (PixelArrayActiveAreas holds libcamera Rectangles)
+    camera_properties: ClassVar[dict[str, Any]] = {
+        "Model": "imx708",
+        "PixelArrayActiveAreas": [(16, 24, 4608, 2592)],
+        "PixelArraySize": (4608, 2592),
+    }
 
     def __init__(self, camera_num: int = 0) -> None:
         if self.open_error is not None:
@@ -191,3 +203,18 @@ def test_lock_exposure_before_any_frame_is_refused(fake_picamera2) -> None:
     source.open()
     with pytest.raises(CameraError, match="cannot lock exposure yet"):
         source.lock_exposure()
+
+
+def test_the_stream_says_how_wide_it_sees_once_a_frame_came(fake_picamera2, monkeypatch) -> None:
+    source = Picamera2Source()
+    source.open()
+    assert source.field_of_view is None  # no scaler crop read yet
+    source.read(timeout=1)
+    # 66° over 4608 pixels, 3456 of them used: 2 atan(tan 33° x 0.75)
+    assert source.field_of_view == pytest.approx(51.94, abs=0.01)
+    source.close()
+    hq = {"Model": "imx477", "PixelArraySize": (4056, 3040)}  # any lens fits an HQ camera
+    monkeypatch.setattr(fake_picamera2, "camera_properties", hq)
+    source.open()
+    source.read(timeout=1)
+    assert source.field_of_view is None

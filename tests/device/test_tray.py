@@ -18,6 +18,7 @@ from device.camera.simulated_source import SimulatedSource
 from device.store import Store
 from device.table import TableSession
 from device.tray import TrayWatcher
+from scoring.entries import RulesError
 from vision.faces import FaceReader
 from vision.reading import ReadDie, Reading
 
@@ -31,6 +32,7 @@ class TruthReader:
         self.coloured = False
         self.drop = 0
         self.frames: list[np.ndarray] = []
+        self.calibration = None
         self.reader = FaceReader()  # the crops for corrections are cut by the model's rule
 
     def __call__(self, frame: np.ndarray) -> Reading:
@@ -134,3 +136,91 @@ def test_exposure_is_locked_once_the_calibrated_tray_stands_still(tmp_path: Path
     finally:
         watcher.stop()
         session.close()
+
+
+def watch(session: TableSession, source, tmp_path: Path, **options) -> TrayWatcher:  # type: ignore[no-untyped-def]
+    watcher = TrayWatcher(
+        session,
+        CameraRunner(source, watchdog_seconds=5),
+        TruthReader(source),  # type: ignore[arg-type]
+        calibration_path=tmp_path / "calibration.json",
+        **options,
+    )
+    session.watcher = watcher
+    return watcher
+
+
+def test_calibrating_on_the_tray_keeps_the_camera_s_own_field_of_view(tmp_path: Path) -> None:
+    from vision import calibration
+
+    session = TableSession(Store(tmp_path / "t.db"), cache_dir=tmp_path, advice=False)
+    source = Lockable(size=(320, 240), lores_size=(160, 120), seed=5, realtime=False)
+    watcher = watch(session, source, tmp_path, lock_after_calibrating=True)
+    assert watcher.status()["calibration"] is None
+    with pytest.raises(RulesError, match="no picture from the camera yet"):
+        session.calibrate()  # nothing seen yet
+    assert not (tmp_path / "calibration.json").exists()
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.detector.state == "idle", "the camera to show the still tray")
+        assert source.locks == 0  # not calibrated: the exposure is left to the camera
+        state = session.calibrate()
+        shown = state["camera"]["calibration"]
+        assert shown["field_of_view"] == round(source.tray.field_of_view, 1)
+        assert shown["field_of_view_from"] == "camera" and shown["size"] == [320, 240]
+        assert 0.2 < shown["tray_share"] <= 1 and shown["die_side"] > 0
+        kept = calibration.load(tmp_path / "calibration.json")
+        assert watcher.recogniser.calibration.to_json() == kept.to_json()
+        wait_for(lambda: source.locks == 1, "the exposure lock once calibrated")
+    finally:
+        watcher.stop()
+        session.close()
+
+
+def test_the_configured_field_of_view_wins_over_the_camera_s(tmp_path: Path) -> None:
+    session = TableSession(Store(tmp_path / "t.db"), cache_dir=tmp_path, advice=False)
+    source = SimulatedSource(size=(320, 240), lores_size=(160, 120), seed=5, realtime=False)
+    watcher = watch(session, source, tmp_path, field_of_view=62.2)
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.detector.state == "idle", "the camera to show the still tray")
+        shown = session.calibrate()["camera"]["calibration"]
+        assert (shown["field_of_view"], shown["field_of_view_from"]) == (62.2, "configuration")
+    finally:
+        watcher.stop()
+        session.close()
+
+
+def test_a_tray_without_felt_is_refused_and_the_calibration_in_use_stays(tmp_path: Path) -> None:
+    import cv2
+
+    from device.camera.replay_source import ReplaySource
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    noise = np.random.default_rng(0).integers(0, 255, (240, 320, 3), dtype=np.uint8)
+    cv2.imwrite(str(frames / "0.png"), noise)  # no felt anywhere
+    session = TableSession(Store(tmp_path / "t.db"), cache_dir=tmp_path, advice=False)
+    source = ReplaySource(frames, lores_size=(160, 120), loop=True, realtime=False)
+    watcher = watch(session, source, tmp_path)
+    (tmp_path / "calibration.json").write_text("the old one", encoding="utf-8")
+    watcher.start()
+    try:
+        # the replay leads in with a plain frame, then shows the photo
+        shown = lambda: watcher._frame is not None and watcher._frame.main.std() > 50  # noqa: E731
+        wait_for(shown, "the photo on the tray")
+        with pytest.raises(RulesError, match="could not be calibrated: no felt found"):
+            session.calibrate()
+        assert (tmp_path / "calibration.json").read_text(encoding="utf-8") == "the old one"
+        assert watcher.status()["calibration"] is None
+        assert watcher.field_of_view_from == "file"  # nothing changed
+    finally:
+        watcher.stop()
+        session.close()
+
+
+def test_no_camera_means_nothing_to_calibrate(tmp_path: Path) -> None:
+    session = TableSession(Store(tmp_path / "t.db"), cache_dir=tmp_path, advice=False)
+    with pytest.raises(RulesError, match="no camera"):
+        session.calibrate()
+    session.close()

@@ -387,6 +387,8 @@ def test_bad_new_games_are_refused(api: Api, body: Any) -> None:
         ("/api/keep", {"keep": [9]}),
         ("/api/keep", {"keep": "0 1"}),
         ("/api/keep", {"keep": [1, 1]}),
+        ("/api/calibrate", {"now": True}),
+        ("/api/calibrate", []),
     ],
 )
 def test_bad_actions_are_refused(api: Api, path: str, body: Any) -> None:
@@ -414,6 +416,7 @@ def test_actions_the_rules_refuse_change_nothing(api: Api, path: str, body: Any)
 
 
 def test_rules_refusals_at_the_edges_of_a_turn(api: Api) -> None:
+    assert "no camera" in refused(api, 409, "/api/calibrate", {})["error"]
     refused(api, 409, "/api/throw", {})  # no game yet
     refused(api, 409, "/api/undo", {})
     api.game("yams")
@@ -489,6 +492,7 @@ def test_a_pin_guards_every_changing_action(session: TableSession) -> None:
     for pin in (None, "0000"):
         api.pin = pin
         refused(api, 403, "/api/throw", {})
+        refused(api, 403, "/api/calibrate", {})
     api.pin = "4321"
     assert api.throw().status_code == 200
 

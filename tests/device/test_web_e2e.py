@@ -412,3 +412,36 @@ def test_replay_camera_reads_the_throws_into_the_page(driver: Any, tmp_path: Pat
         assert server.state()["game"]["sheets"][0]
     finally:
         server.kill(signal.SIGTERM)
+
+
+def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from models.synth import empty_tray, random_tray
+
+    folder = tmp_path / "replay"
+    folder.mkdir()
+    rng = np.random.default_rng(2)
+    cv2.imwrite(str(folder / "empty.png"), empty_tray(random_tray(rng, (640, 480)), rng))
+    server = Server(tmp_path, camera=f"replay:{folder}")
+    server.start()
+    try:
+        viewport(driver, 800, 480)
+        driver.get(server.url)
+        wait(driver, lambda d: "non calibrée" in text(d, "#calibration-text"), "not calibrated")
+        wait(driver, lambda d: read(d, "return document.querySelector('#live-img').naturalWidth")
+             > 0, "the live picture")  # fmt: skip
+        time.sleep(2.5)  # the replay leads in with a plain frame for two seconds
+        click(driver, "#btn-new-cancel")  # no game yet: the page offered to start one
+        click(driver, "#btn-calibrate")
+        wait(driver, lambda d: "Piste calibrée" in text(d, "#toast"), "the calibration's toast")
+        shown = text(driver, "#calibration-text")
+        assert shown.startswith("Calibrée : caméra de 52° (par défaut), dés de ")
+        calibration = server.state()["camera"]["calibration"]
+        assert calibration["field_of_view_from"] == "default"
+        assert calibration["tray_share"] < 0.95  # the photo's tray, not the plain lead-in
+        saved = json.loads((tmp_path / "data" / "calibration.json").read_text(encoding="utf-8"))
+        assert saved["field_of_view"] == 52.0 and saved["size"] == [640, 480]
+    finally:
+        server.kill(signal.SIGTERM)

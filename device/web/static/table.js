@@ -35,6 +35,12 @@ const WORDS = {
     cam_failed: "caméra en panne : {0}", cam_stopped: "caméra arrêtée",
     tray_waiting: "Lancez les dés dans la piste : la caméra les lit.",
     unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez ✎ pour corriger.",
+    calibrate: "Calibrer (piste vide)",
+    not_calibrated: "Piste non calibrée : videz-la, puis touchez « Calibrer ».",
+    calibrated: "Calibrée : caméra de {0}° ({1}), dés de {2} px.",
+    fov_camera: "dit par la caméra", fov_configuration: "réglage", fov_default: "par défaut",
+    fov_file: "fichier de calibration",
+    calibration_done: "Piste calibrée.", light_good: "Lumière bonne.",
   },
   en: {
     undo: "↶ Undo", new_game: "New game", throw: "Throw", throw_n: "Throw ({0}/{1})",
@@ -64,6 +70,12 @@ const WORDS = {
     cam_failed: "camera failed: {0}", cam_stopped: "camera stopped",
     tray_waiting: "Throw the dice in the tray: the camera reads them.",
     unsure: "check", check_dice: "Check the marked dice: tap ✎ to correct.",
+    calibrate: "Calibrate (empty tray)",
+    not_calibrated: "Tray not calibrated: empty it, then tap “Calibrate”.",
+    calibrated: "Calibrated: camera of {0}° ({1}), dice of {2} px.",
+    fov_camera: "told by the camera", fov_configuration: "setting", fov_default: "default",
+    fov_file: "calibration file",
+    calibration_done: "Tray calibrated.", light_good: "Light is good.",
   },
 };
 let lang = localStorage.getItem("yamscope.lang") || boot.language || "fr";
@@ -214,7 +226,29 @@ function renderCamera() {
   badge.textContent = t(words[camera.state] || "camera", camera.error || "");
   badge.className = `cam ${camera.state}`;
   badge.title = [camera.source, camera.error].filter(Boolean).join(" — ");
+  renderCalibration(camera.calibration);
   if (!liveTimer) liveTimer = setInterval(refreshLive, LIVE_MS);
+}
+
+// what the camera was calibrated with; the advice on the light is the server's, in English
+function renderCalibration(calibration) {
+  const text = $("calibration-text");
+  if (!calibration) {
+    text.textContent = t("not_calibrated");
+    text.title = "";
+    return;
+  }
+  text.textContent = t("calibrated", calibration.field_of_view,
+    t(`fov_${calibration.field_of_view_from}`), Math.round(calibration.die_side));
+  text.title = calibration.advice.join("\n");
+}
+
+async function calibrate() {
+  const result = await post("/api/calibrate", {});
+  const calibration = result && result.camera && result.camera.calibration;
+  if (!calibration) return;
+  const advice = calibration.advice.length ? calibration.advice.join(" ") : t("light_good");
+  toast(`${t("calibration_done")} ${advice}`);
 }
 
 function refreshLive() {
@@ -677,6 +711,7 @@ function wire() {
   $("btn-new").addEventListener("click", openNewGame);
   $("btn-start").addEventListener("click", openNewGame);
   $("btn-announce").addEventListener("click", openAnnounce);
+  $("btn-calibrate").addEventListener("click", calibrate);
   $("btn-more").addEventListener("click", () => { showAll = !showAll; render(); });
   $("btn-lang").addEventListener("click", () => {
     lang = lang === "fr" ? "en" : "fr";
