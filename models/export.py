@@ -28,6 +28,7 @@ from onnxruntime import quantization
 from models import evaluate, photos, spec, synth_crops
 from models.net import count_parameters, normalise, to_bgr
 from models.scene_crops import describe_folders
+from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
 from models.train import load_model
 
 MODELS_DIR = Path(__file__).resolve().parent
@@ -152,6 +153,8 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "peak_learning_rate": cfg["lr"],
         "train_crops": summary.get("train_crops"),
         "synthetic_scenes": cfg["synthetic"],
+        "wide_share": cfg.get("wide_share", 0.0),
+        "rune55_repeats": cfg.get("rune55_repeats", 1),
         # measured where it trained (a GPU run's folders are not here); older runs: here
         "rendered_scenes": summary.get("rendered_scenes")
         or describe_folders(cfg.get("scenes", ())),
@@ -170,6 +173,18 @@ def _summary_training(weights: Path) -> dict[str, Any]:
             "value head is plain cross-entropy over all ten values for d6 and d10 alike"
         ),
     }
+
+
+def _overhead(wide_share: float) -> str:
+    """The card's words for ``yamscope train --wide-share``."""
+    if not wide_share:
+        return ""
+    return (
+        f"; cut as a calibrated appliance cuts them (overhead_crops: the top face's part of "
+        f"each box, vision/perspective.py), {wide_share:.0%} of the scenes seen by a camera "
+        f"{WIDE_CAMERA[0]}-{WIDE_CAMERA[1]} frame widths above the felt (75-42° across, as a "
+        f"Pi camera module), the others {NARROW_CAMERA[0]}-{NARROW_CAMERA[1]} (42-22°)"
+    )
 
 
 def card(
@@ -262,6 +277,7 @@ def card(
                     f"{synth_crops.TEST_SEED} held out; boxes jittered (scale "
                     f"±{synth_crops.BOX_SCALE:.0%}, shift ±{synth_crops.BOX_SHIFT:.0%}) before "
                     "the runtime's crop; see models/synth_crops.py"
+                    + _overhead(training.get("wide_share", 0.0))
                 ),
             },
         ],

@@ -223,6 +223,9 @@ def test_cli_train_cuts_overhead_crops_from_wide_and_narrow_cameras_when_asked(
     assert cli([*args, "--wide-share", "0.5"]) == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["config"]["wide_share"] == 0.5
+    assert export._summary_training(out / "best.pt")["wide_share"] == 0.5  # for the card
+    assert "50% of the scenes seen by a camera 0.65-1.3" in export._overhead(0.5)
+    assert export._overhead(0.0) == ""
     assert sorted(p.name.split("-seed")[0] for p in synth_cache.iterdir()) == [
         "overhead-wide0.5",
         "overhead-wide0.5",
