@@ -54,6 +54,16 @@ class Light:
     saturated_share: float
     unevenness: float
 
+    def problems(self) -> tuple[tuple[str, float, float], ...]:
+        """Each problem as (name, measured, limit): ``dark``, ``glare``, ``uneven``; for a
+        page that says them in its own language."""
+        found = (
+            ("dark", self.exposure, DARK, self.exposure < DARK),
+            ("glare", self.saturated_share, GLARE_SHARE, self.saturated_share > GLARE_SHARE),
+            ("uneven", self.unevenness, UNEVEN, self.unevenness > UNEVEN),
+        )
+        return tuple((name, round(value, 4), limit) for name, value, limit, bad in found if bad)
+
     def advice(self) -> tuple[str, ...]:
         """One line per problem, with the number measured and the limit it broke."""
         lines = []
@@ -112,6 +122,10 @@ class Calibration:
             "die_measured": self.die_measured,
             "field_of_view": round(self.field_of_view, 1),
             "advice": list(self.advice),
+            "light": [
+                {"problem": name, "measured": value, "limit": limit}
+                for name, value, limit in self.light.problems()
+            ],
         }
 
     def for_size(self, width: int, height: int) -> Calibration:

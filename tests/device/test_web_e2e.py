@@ -440,6 +440,9 @@ def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path)
         assert shown.startswith("Calibrée : caméra de 52° (par défaut), dés de ")
         calibration = server.state()["camera"]["calibration"]
         assert calibration["field_of_view_from"] == "default"
+        # this drawn tray (seed 2) is dim: the page says so in its own language
+        assert [p["problem"] for p in calibration["light"]] == ["dark", "uneven"]
+        assert "Trop sombre : le feutre est à " in text(driver, "#toast")
         assert calibration["tray_share"] < 0.95  # the photo's tray, not the plain lead-in
         saved = json.loads((tmp_path / "data" / "calibration.json").read_text(encoding="utf-8"))
         assert saved["field_of_view"] == 52.0 and saved["size"] == [640, 480]

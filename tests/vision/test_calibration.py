@@ -130,7 +130,8 @@ def test_a_field_of_view_no_camera_has_is_refused(tray_and_calibration, degrees:
 def test_good_light_gets_no_advice() -> None:
     image = np.full((240, 320, 3), (60, 150, 70), np.uint8)
     image += np.random.default_rng(0).integers(0, 4, image.shape, dtype=np.uint8)
-    assert calibrate(image).advice == ()
+    calibration = calibrate(image)
+    assert calibration.advice == () and calibration.summary()["light"] == []
 
 
 def test_a_dark_tray_is_told_too_dark(tray_and_calibration) -> None:
@@ -139,6 +140,9 @@ def test_a_dark_tray_is_told_too_dark(tray_and_calibration) -> None:
     calibration = calibrate(dark)
     assert calibration.light.exposure < 0.25
     assert any(line.startswith("too dark") for line in calibration.advice)
+    (problem,) = [p for p in calibration.summary()["light"] if p["problem"] == "dark"]
+    assert problem["measured"] == round(calibration.light.exposure, 4)
+    assert problem["limit"] == 0.25  # for a page that says it in its own words
 
 
 def test_glare_is_told(tray_and_calibration) -> None:
@@ -156,3 +160,4 @@ def test_uneven_light_is_told() -> None:
     calibration = calibrate(image.astype(np.uint8))
     assert calibration.light.unevenness > 0.35
     assert any(line.startswith("uneven light") for line in calibration.advice)
+    assert "uneven" in [p["problem"] for p in calibration.summary()["light"]]

@@ -41,6 +41,9 @@ const WORDS = {
     fov_camera: "dit par la caméra", fov_configuration: "réglage", fov_default: "par défaut",
     fov_file: "fichier de calibration",
     calibration_done: "Piste calibrée.", light_good: "Lumière bonne.",
+    light_dark: "Trop sombre : le feutre est à {0} % de la pleine échelle (il faut {1} % ou plus).",
+    light_glare: "Reflets : {0} % de la piste est blanc saturé (il faut {1} % ou moins).",
+    light_uneven: "Lumière inégale : le plus clair du feutre est {0} % plus clair que le plus sombre (il faut {1} % ou moins).",
   },
   en: {
     undo: "↶ Undo", new_game: "New game", throw: "Throw", throw_n: "Throw ({0}/{1})",
@@ -76,6 +79,9 @@ const WORDS = {
     fov_camera: "told by the camera", fov_configuration: "setting", fov_default: "default",
     fov_file: "calibration file",
     calibration_done: "Tray calibrated.", light_good: "Light is good.",
+    light_dark: "Too dark: the felt is at {0} % of full scale (want {1} % or more).",
+    light_glare: "Glare: {0} % of the tray is clipped white (want {1} % or less).",
+    light_uneven: "Uneven light: the brightest part of the felt is {0} % lighter than the darkest (want {1} % or less).",
   },
 };
 let lang = localStorage.getItem("yamscope.lang") || boot.language || "fr";
@@ -230,7 +236,12 @@ function renderCamera() {
   if (!liveTimer) liveTimer = setInterval(refreshLive, LIVE_MS);
 }
 
-// what the camera was calibrated with; the advice on the light is the server's, in English
+// what the camera was calibrated with, and what to change in the light
+function lightAdvice(calibration) {
+  const percent = (x) => Math.round(x * 1000) / 10;
+  return calibration.light.map((p) => t(`light_${p.problem}`, percent(p.measured), percent(p.limit)));
+}
+
 function renderCalibration(calibration) {
   const text = $("calibration-text");
   if (!calibration) {
@@ -240,14 +251,14 @@ function renderCalibration(calibration) {
   }
   text.textContent = t("calibrated", calibration.field_of_view,
     t(`fov_${calibration.field_of_view_from}`), Math.round(calibration.die_side));
-  text.title = calibration.advice.join("\n");
+  text.title = lightAdvice(calibration).join("\n");
 }
 
 async function calibrate() {
   const result = await post("/api/calibrate", {});
   const calibration = result && result.camera && result.camera.calibration;
   if (!calibration) return;
-  const advice = calibration.advice.length ? calibration.advice.join(" ") : t("light_good");
+  const advice = calibration.light.length ? lightAdvice(calibration).join(" ") : t("light_good");
   toast(`${t("calibration_done")} ${advice}`);
 }
 
