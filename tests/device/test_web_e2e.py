@@ -435,6 +435,12 @@ def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path)
         time.sleep(2.5)  # the replay leads in with a plain frame for two seconds
         click(driver, "#btn-new-cancel")  # no game yet: the page offered to start one
         click(driver, "#btn-calibrate")
+        assert "La piste doit être vide" in driver.switch_to.alert.text
+        driver.switch_to.alert.dismiss()  # asked first: nothing happens
+        time.sleep(0.3)
+        assert server.state()["camera"]["calibration"] is None
+        click(driver, "#btn-calibrate")
+        driver.switch_to.alert.accept()
         wait(driver, lambda d: "Piste calibrée" in text(d, "#toast"), "the calibration's toast")
         shown = text(driver, "#calibration-text")
         assert shown.startswith("Calibrée : caméra de 52° (par défaut), dés de ")

@@ -41,6 +41,7 @@ const WORDS = {
     fov_camera: "dit par la caméra", fov_configuration: "réglage", fov_default: "par défaut",
     fov_file: "fichier de calibration",
     calibration_done: "Piste calibrée.", light_good: "Lumière bonne.",
+    confirm_calibrate: "Calibrer sur ce que la caméra voit maintenant ? La piste doit être vide.",
     light_dark: "Trop sombre : le feutre est à {0} % de la pleine échelle (il faut {1} % ou plus).",
     light_glare: "Reflets : {0} % de la piste est blanc saturé (il faut {1} % ou moins).",
     light_uneven: "Lumière inégale : le plus clair du feutre est {0} % plus clair que le plus sombre (il faut {1} % ou moins).",
@@ -79,6 +80,7 @@ const WORDS = {
     fov_camera: "told by the camera", fov_configuration: "setting", fov_default: "default",
     fov_file: "calibration file",
     calibration_done: "Tray calibrated.", light_good: "Light is good.",
+    confirm_calibrate: "Calibrate on what the camera sees now? The tray must be empty.",
     light_dark: "Too dark: the felt is at {0} % of full scale (want {1} % or more).",
     light_glare: "Glare: {0} % of the tray is clipped white (want {1} % or less).",
     light_uneven: "Uneven light: the brightest part of the felt is {0} % lighter than the darkest (want {1} % or less).",
@@ -255,6 +257,7 @@ function renderCalibration(calibration) {
 }
 
 async function calibrate() {
+  if (!window.confirm(t("confirm_calibrate"))) return;
   const result = await post("/api/calibrate", {});
   const calibration = result && result.camera && result.camera.calibration;
   if (!calibration) return;
