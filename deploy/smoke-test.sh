@@ -129,9 +129,18 @@ else
 			seen=$(python3 -c 'import json, sys
 h = json.load(open(sys.argv[1], encoding="utf-8"))
 c = h.get("camera") or {}
-print(h.get("version", "?"), h.get("tray", "?"), c.get("state", "none"), c.get("error") or "")' \
+print(h.get("version", "?"), h.get("tray", "?"), c.get("state", "none"), c.get("error") or "")
+if h.get("camera"):
+    k = c.get("calibration")
+    print("calibration:", "none yet: with the tray empty, touch « Calibrer (piste vide) » on "
+          "the page" if not k else "camera %s° across (%s), dice of %d px" % (
+              k["field_of_view"], k["field_of_view_from"], k["die_side"]))' \
 				"$WORK/body" 2>/dev/null)
-			info "yamscope version, tray, camera state: ${seen:-?}"
+			first=${seen%%$'\n'*}
+			info "yamscope version, tray, camera state: ${first:-?}"
+			if [[ $seen == *$'\n'* ]]; then
+				info "${seen#*$'\n'}"
+			fi
 		fi
 	done
 fi

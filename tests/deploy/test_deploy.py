@@ -381,6 +381,8 @@ def test_smoke_test_passes_against_a_running_table(tmp_path: Path) -> None:
     # the service's own view: no Pi camera here, so the simulated tray, and its state
     seen = [line for line in lines if "yamscope version, tray, camera state" in line]
     assert seen and " auto:simulated " in seen[0], r.stdout
+    # the simulated tray calibrates itself, with its own camera's field of view
+    assert any("calibration: camera " in line and "° across (camera)" in line for line in lines)
     assert any(line.startswith("PASS  configuration") for line in lines)
     assert any("camera" in line for line in lines)  # reported, whatever it found
     assert (tmp_path / "t.db").exists()
