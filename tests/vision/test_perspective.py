@@ -77,10 +77,11 @@ def test_a_steeply_seen_die_is_read_from_its_top_face(
     index: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two trays of the wide-camera validation set (seed 9910) where the shipped die-face
-    model misreads a flat die seen more than 22° off the axis from its whole box, and reads it right
-    from its top face: the pipeline must do the latter. Die-face 2.2.0 misreads such a die
-    from the whole box on 5 of the 150 trays (22, 51, 61, 107, 130); when a model ships that
-    reads these right anyway, run this body over range(150) and pick two it still misreads."""
+    model misreads a flat die seen more than 22° off the axis from its whole box, and reads
+    it right from its top face: the pipeline must do the latter. Die-face 2.3.0 misreads such
+    a die from the whole box on 9 of the 150 trays (1, 16, 22, 40, 51, 61, 101, 107, 130);
+    when a model ships that reads these right anyway, run this body over range(150) and
+    pick two it still misreads."""
     import numpy as np
 
     from device.camera.simulated_source import calibrate_tray
