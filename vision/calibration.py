@@ -66,23 +66,15 @@ class Light:
 
     def advice(self) -> tuple[str, ...]:
         """One line per problem, with the number measured and the limit it broke."""
-        lines = []
-        if self.exposure < DARK:
-            lines.append(
-                f"too dark: the felt's brightest channel averages {self.exposure:.0%} of full "
-                f"scale (want ≥ {DARK:.0%}; lightness L* {self.mean_lightness:.0f})"
-            )
-        if self.saturated_share > GLARE_SHARE:
-            lines.append(
-                f"glare: {self.saturated_share:.1%} of the tray is clipped white "
-                f"(want ≤ {GLARE_SHARE:.1%})"
-            )
-        if self.unevenness > UNEVEN:
-            lines.append(
-                f"uneven light: the brightest part of the felt is {self.unevenness:.0%} "
-                f"lighter than the darkest (want ≤ {UNEVEN:.0%})"
-            )
-        return tuple(lines)
+        lightness = self.mean_lightness
+        words = {
+            "dark": "too dark: the felt's brightest channel averages {:.0%} of full scale "
+            f"(want ≥ {{:.0%}}; lightness L* {lightness:.0f})",
+            "glare": "glare: {:.1%} of the tray is clipped white (want ≤ {:.1%})",
+            "uneven": "uneven light: the brightest part of the felt is {:.0%} lighter than the "
+            "darkest (want ≤ {:.0%})",
+        }
+        return tuple(words[name].format(value, limit) for name, value, limit in self.problems())
 
 
 @dataclass(frozen=True)
