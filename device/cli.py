@@ -564,7 +564,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     import cv2
 
     from device.paths import data_dir
-    from vision.calibration import DEFAULT_FIELD_OF_VIEW, calibrate, save
+    from vision.calibration import DEFAULT_FIELD_OF_VIEW, WIDEST_TRAINED, calibrate, save
     from vision.errors import VisionError
     from vision.images import load_image
     from vision.overlay import draw_calibration
@@ -592,6 +592,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     print(f"die size: {calibration.die_side:.0f} px ({how})")
     told_how = "not told: a Pi Camera Module 3's in 4:3" if told is None else "as told"
     print(f"camera: {calibration.field_of_view:g}° across ({told_how})")
+    if calibration.summary()["wider_than_trained"]:
+        print(
+            f"camera: wider than the models learned (up to {WIDEST_TRAINED:g}°): dice near the "
+            "wall may be read less well"
+        )
     print(
         f"light: lightness {light.mean_lightness:.0f}, exposure {light.exposure:.0%}, "
         f"clipped {light.saturated_share:.2%}, unevenness {light.unevenness:.0%}"

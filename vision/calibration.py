@@ -40,6 +40,10 @@ UNEVEN = 0.35  # lightness (L*+16) of the brightest part of the felt over its da
 # model and the face reading need it: how slanted the camera sees a die depends on it.
 DEFAULT_FIELD_OF_VIEW = 52.0
 FIELD_OF_VIEW_RANGE = (10.0, 150.0)  # degrees: beyond these no pinhole model of a lens holds
+# The widest camera the models learned from (models/synth/layout.py WIDE_CAMERA: 0.65 frame
+# widths above the felt). A wider lens (a Camera Module 3 Wide: about 86° in a 4:3 stream)
+# sees the dice near the wall more steeply than any training tray did: the page says so.
+WIDEST_TRAINED = 75.0
 
 
 @dataclass(frozen=True)
@@ -113,6 +117,7 @@ class Calibration:
             "die_side": round(self.die_side, 1),
             "die_measured": self.die_measured,
             "field_of_view": round(self.field_of_view, 1),
+            "wider_than_trained": self.field_of_view > WIDEST_TRAINED,
             "advice": list(self.advice),
             "light": [
                 {"problem": name, "measured": value, "limit": limit}

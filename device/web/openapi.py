@@ -194,8 +194,9 @@ def _schemas(max_players: int) -> dict[str, Any]:
                     "stalled, reopening, failed), error, message (why a throw was not "
                     "recorded), reading_ms, can_throw (the simulated tray's throw button), "
                     "calibration (null until the tray is calibrated: size, tray_share, "
-                    "die_side, die_measured, field_of_view, field_of_view_from, advice "
-                    "(English lines), light (the same as problem, measured, limit))",
+                    "die_side, die_measured, field_of_view, field_of_view_from, "
+                    "wider_than_trained, advice (English lines), light (the same as problem, "
+                    "measured, limit))",
                 },
                 "keep": {
                     "oneOf": [positions, {"type": "null"}],

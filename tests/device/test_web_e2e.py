@@ -68,9 +68,10 @@ def driver() -> Iterator[Any]:
 class Server:
     """``yamscope serve`` in a subprocess, on a free port, with its own data folder."""
 
-    def __init__(self, folder: Path, camera: str = "none") -> None:
+    def __init__(self, folder: Path, camera: str = "none", config: Path | None = None) -> None:
         self.folder = folder
         self.camera = camera
+        self.config = config
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -84,6 +85,8 @@ class Server:
             "YAMSCOPE_CACHE_DIR": str(self.folder / "cache"),
         }
         command = [sys.executable, "-m", "device.cli", "serve", "--port", str(self.port)]
+        if self.config is not None:
+            command += ["--config", str(self.config)]
         self.process = subprocess.Popen(
             [*command, "--camera", self.camera, "--no-advice"],
             cwd=ROOT,
@@ -414,16 +417,21 @@ def test_replay_camera_reads_the_throws_into_the_page(driver: Any, tmp_path: Pat
         server.kill(signal.SIGTERM)
 
 
-def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path) -> None:
+def empty_tray_replay(folder: Path) -> Path:
+    """A replay camera's folder: one photo of a drawn empty tray (seed 2: a dim one)."""
     import cv2
     import numpy as np
 
     from models.synth import empty_tray, random_tray
 
-    folder = tmp_path / "replay"
     folder.mkdir()
     rng = np.random.default_rng(2)
     cv2.imwrite(str(folder / "empty.png"), empty_tray(random_tray(rng, (640, 480)), rng))
+    return folder
+
+
+def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path) -> None:
+    folder = empty_tray_replay(tmp_path / "replay")
     server = Server(tmp_path, camera=f"replay:{folder}")
     server.start()
     try:
@@ -452,5 +460,30 @@ def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path)
         assert calibration["tray_share"] < 0.95  # the photo's tray, not the plain lead-in
         saved = json.loads((tmp_path / "data" / "calibration.json").read_text(encoding="utf-8"))
         assert saved["field_of_view"] == 52.0 and saved["size"] == [640, 480]
+    finally:
+        server.kill(signal.SIGTERM)
+
+
+def test_a_configured_lens_wider_than_the_models_learned_is_said_on_the_page(
+    driver: Any, tmp_path: Path
+) -> None:
+    folder = empty_tray_replay(tmp_path / "replay")
+    config = tmp_path / "yamscope.toml"
+    config.write_text("[camera]\nfield_of_view = 86.0\n", encoding="utf-8")
+    server = Server(tmp_path, camera=f"replay:{folder}", config=config)
+    server.start()
+    try:
+        driver.get(server.url)
+        wait(driver, lambda d: read(d, "return document.querySelector('#live-img').naturalWidth")
+             > 0, "the live picture")  # fmt: skip
+        time.sleep(2.5)  # the replay leads in with a plain frame for two seconds
+        click(driver, "#btn-new-cancel")
+        click(driver, "#btn-calibrate")
+        driver.switch_to.alert.accept()
+        wait(driver, lambda d: "Piste calibrée" in text(d, "#toast"), "the calibration's toast")
+        shown = text(driver, "#calibration-text")
+        assert shown.startswith("Calibrée : caméra de 86° (réglage)")
+        assert "Objectif plus large que ceux appris (75° au plus)" in shown
+        assert server.state()["camera"]["calibration"]["wider_than_trained"] is True
     finally:
         server.kill(signal.SIGTERM)

@@ -161,3 +161,18 @@ def test_uneven_light_is_told() -> None:
     assert calibration.light.unevenness > 0.35
     assert any(line.startswith("uneven light") for line in calibration.advice)
     assert "uneven" in [p["problem"] for p in calibration.summary()["light"]]
+
+
+def test_a_lens_wider_than_the_models_learned_is_pointed_out() -> None:
+    from dataclasses import replace
+
+    from models.synth.layout import WIDE_CAMERA
+    from vision.calibration import WIDEST_TRAINED, field_of_view_of
+
+    # the widest training camera stands WIDE_CAMERA[0] frame widths above the felt
+    assert field_of_view_of(WIDE_CAMERA[0]) == pytest.approx(WIDEST_TRAINED, abs=0.2)
+    image = np.full((240, 320, 3), (60, 150, 70), np.uint8)
+    calibration = calibrate(image)
+    assert calibration.summary()["wider_than_trained"] is False  # 52°, the default
+    wide = replace(calibration, field_of_view=86.0)  # a Camera Module 3 Wide in 4:3
+    assert wide.summary()["wider_than_trained"] is True

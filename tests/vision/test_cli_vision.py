@@ -75,6 +75,7 @@ def test_calibrate_writes_the_file_and_the_drawing(tmp_path: Path) -> None:
     assert (tmp_path / "data" / "calibration.png").is_file()
     for words in ("tray:", "felt colour:", "die size:", "light:", "camera: 52° across (not told"):
         assert words in result.stdout
+    assert "wider than the models learned" not in result.stdout
     used = run("recognise", "--calibration", str(written), str(photo(tmp_path / "p.png", (2,))))
     assert used.returncode == 0, used.stderr
     missing = run("recognise", "--calibration", str(tmp_path / "none.json"), str(image))
@@ -89,6 +90,7 @@ def test_calibrate_is_told_the_cameras_field_of_view(tmp_path: Path) -> None:
     told = run("calibrate", str(image), "--field-of-view", "102", "--out", str(out))
     assert told.returncode == 0, told.stderr
     assert "camera: 102° across (as told)" in told.stdout
+    assert "wider than the models learned (up to 75°)" in told.stdout  # a Camera Module 3 Wide
     assert json.loads(out.read_text(encoding="utf-8"))["field_of_view"] == 102
     for degrees in ("200", "0"):
         wrong = run("calibrate", str(image), "--field-of-view", degrees, "--out", str(out))
