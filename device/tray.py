@@ -81,6 +81,9 @@ class TrayWatcher:
         self._locked_for: int | None = None  # the runner's reopen count when last locked
         self._calibrating = threading.Lock()  # one calibration at a time
         self._frame: Frame | None = None  # the newest frame, for calibrating on
+        # the page's summary of the calibration in use, made once per calibration: the status
+        # is asked for on every frame
+        self._summary: tuple[Any, dict[str, Any] | None] = (None, None)
         self._lock = threading.Lock()
         self._live: bytes | None = None
         self._live_at = 0.0
@@ -139,8 +142,8 @@ class TrayWatcher:
             calibration = calibrate(frame.main, field_of_view=field_of_view)
             if self.calibration_path is not None:
                 save(calibration, self.calibration_path)
-            self.recogniser.calibration = calibration
             self.field_of_view_from = "configuration" if told else "camera" if own else "default"
+            self.recogniser.calibration = calibration  # after: the summary is made for it
         self.lock_exposure = self.lock_exposure or self.lock_after_calibrating
         self._locked_for = None  # lock at the next still picture of this tray
         log.info("tray calibrated: %s", calibration.summary())
@@ -148,9 +151,13 @@ class TrayWatcher:
 
     def _calibration_summary(self) -> dict[str, Any] | None:
         calibration = self.recogniser.calibration
-        if calibration is None:
-            return None
-        return calibration.summary() | {"field_of_view_from": self.field_of_view_from}
+        made_for, summary = self._summary
+        if calibration is not made_for:
+            summary = None
+            if calibration is not None:
+                summary = calibration.summary() | {"field_of_view_from": self.field_of_view_from}
+            self._summary = (calibration, summary)
+        return summary
 
     def live_jpeg(self) -> bytes | None:
         """The newest live picture (None until the first one); asking keeps it coming."""
