@@ -21,7 +21,8 @@ import sys
 import tempfile
 import time
 import warnings
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from datetime import date
 from functools import partial
 from pathlib import Path
@@ -35,11 +36,14 @@ from tqdm import tqdm
 
 from models import spec
 from models.cocked_net import CockedNet, augment
+from models.datasets import DatasetError, open_dataset
 from models.net import count_parameters
+from models.scene_crops import VALID_EVERY, describe_folders
 from models.synth import random_scene
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
-from models.synth_crops import CropSet, jitter_box, load_synthetic
-from models.train import Budget, _save, cpu_weights, latest_checkpoint
+from models.synth_crops import CropSet, concat, jitter_box, load_synthetic
+from models.train import Budget, _save, cpu_weights, latest_checkpoint, share_repeats
+from vision.calibration import focal_widths
 from vision.cocked import CROP_SCALE, CockedReader, upright_crop
 from vision.perspective import slant
 
@@ -49,6 +53,8 @@ COCKED_SHARE = 0.2  # of dice drawn cocked (a real throw has fewer; the model ne
 CUTS = 2  # crops per die, each from its own jittered box
 VERSION = "2.0.0"
 MISSED_WEIGHT = 2  # a missed cocked die counts as two needless flags
+RENDERED_CUTS = 4  # crops per die of a rendered scene (few scenes: each cut more often)
+RENDERED_SEED = 31002  # the jitter of rendered dice's boxes
 
 
 def scene_crops(seed: int, index: int, size: int, wide_share: float = 0.5) -> CropSet:
@@ -98,6 +104,74 @@ def load_crops(
         make=partial(scene_crops, wide_share=wide_share),
         recipe=f"{RECIPE}-wide{wide_share:g}",
     )
+
+
+def rendered_crops(
+    folder: Path, copies: int = RENDERED_CUTS, progress: bool = True
+) -> tuple[CropSet, CropSet]:
+    """(train, valid) upright crops of every die of a rendered scene folder (``yamscope
+    render``), ``copies`` jittered cuts each, labelled ``cocked`` and ``slant``; one scene in
+    ten is kept for valid, as the die-face trainer keeps it (models/scene_crops.py). Raises
+    DatasetError for a folder that is not one, or whose labels do not say the camera's field
+    of view (the slant needs it)."""
+    dataset = open_dataset(folder)
+    if dataset.format != "synthetic":
+        raise DatasetError(f"{folder}: not a rendered scene folder (no dataset.json)")
+    size = spec.INPUT_SIZE
+    parts: dict[bool, list[CropSet]] = {False: [], True: []}
+    for index in tqdm(range(len(dataset)), desc=folder.name, unit="scene", disable=not progress):
+        photo = dataset.load(index)
+        field_of_view = photo.camera_field_of_view()
+        if field_of_view is None:
+            raise DatasetError(
+                f"{photo.path}: no field_of_view in the labels (render the folder again)"
+            )
+        focal = focal_widths(field_of_view)
+        rng = np.random.default_rng([RENDERED_SEED, index])
+        boxes = [(die, jitter_box(rng, die.box)) for die in photo.dice for _ in range(copies)]
+        crops = CropSet(
+            np.asarray(
+                [upright_crop(photo.image, box, size, CROP_SCALE) for _, box in boxes], np.uint8
+            ).reshape(-1, size, size, 3),
+            {
+                "cocked": np.asarray([int(die.cocked) for die, _ in boxes], np.int64),
+                "slant": np.asarray(
+                    [slant(photo.image.shape, box, focal) for _, box in boxes], np.float32
+                ),
+            },
+        )
+        parts[index % VALID_EVERY == VALID_EVERY - 1].append(crops)
+    return concat(parts[False]), concat(parts[True])
+
+
+def with_cocked_share(crops: CropSet, share: float = COCKED_SHARE) -> CropSet:
+    """``crops`` with their cocked ones repeated to make about ``share`` of them, as in the
+    synthetic trays: a rendered throw has few cocked dice (a die in twenty), and a model that
+    sees so few learns that a photoreal die is flat."""
+    cocked = np.flatnonzero(crops.labels["cocked"] == 1)
+    flat = len(crops) - len(cocked)
+    if not len(cocked) or len(cocked) >= share * len(crops):
+        return crops
+    repeats = round(share * flat / ((1 - share) * len(cocked)))
+    return concat([crops, *[crops.subset(cocked)] * (repeats - 1)])
+
+
+def with_rendered(
+    train: CropSet, valid: CropSet, folders: Sequence[Path], progress: bool = True
+) -> tuple[CropSet, CropSet]:
+    """``train`` with the rendered folders' train crops (their cocked ones repeated to make
+    ``COCKED_SHARE`` of them) repeated to make about a quarter of it (rendered dice are few
+    and dear, as for the die-face model), and ``valid`` with their valid crops; no folders:
+    both as they are."""
+    if not folders:
+        return train, valid
+    parts = [rendered_crops(Path(f), progress=progress) for f in folders]
+    extra, extra_valid = concat([t for t, _ in parts]), concat([v for _, v in parts])
+    if not len(extra):
+        raise DatasetError(f"no dice in the scenes of {', '.join(map(str, folders))}")
+    extra = with_cocked_share(extra)
+    repeats = share_repeats(train, extra)
+    return concat([train, *[extra] * repeats]), concat([valid, extra_valid])
 
 
 def to_input(images: np.ndarray) -> torch.Tensor:
@@ -153,6 +227,7 @@ class Config:
     threads: int = 2
     seed: int = 0
     wide_share: float = 0.5  # of scenes seen by a camera as wide as a Pi camera module's
+    rendered: list[str] = field(default_factory=list)  # rendered scene folders trained on too
 
 
 def initial_model(trunk: Path | None, weights: Path | None = None) -> CockedNet:
@@ -335,6 +410,7 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
         },
         "output": {"name": CockedReader.OUTPUT, "classes": ["no", "yes"], "kind": "logits"},
         "training": {
+            "rendered": describe_folders(cfg.get("rendered", [])),
             "data": (
                 f"synthetic trays of models.synth, seed {TRAIN_SEED} scenes 0..{cfg['scenes'] - 1}"
                 f" ({summary['train_crops']} crops, {CUTS} jittered cuts per die, "
@@ -342,6 +418,14 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
                 f"seen by a camera {WIDE_CAMERA[0]}-{WIDE_CAMERA[1]} frame widths above the "
                 f"felt (75-42° across, as a Pi camera module), the others "
                 f"{NARROW_CAMERA[0]}-{NARROW_CAMERA[1]} (42-22°))"
+                + (
+                    f"; and the dice of the rendered folders below, {RENDERED_CUTS} jittered "
+                    f"cuts each, the cocked ones repeated to make {COCKED_SHARE:.0%} of them, "
+                    "all repeated to make about a quarter of each epoch (one scene in ten kept "
+                    "for valid)"
+                    if cfg.get("rendered")
+                    else ""
+                )
             ),
             "trunk_from": summary["trunk"]
             or ("the fine-tuned checkpoint's" if summary.get("weights") else "random weights"),
@@ -369,6 +453,7 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
                 )
                 + f"--scenes {cfg['scenes']} --valid-scenes {cfg['valid_scenes']} "
                 + f"--wide-share {cfg['wide_share']:g} "
+                + "".join(f"--rendered {f} " for f in cfg.get("rendered", []))
                 + f"--epochs {cfg['epochs']} --lr {cfg['lr']} --minutes {summary['minutes']}",
                 "export": f"python -m models.cocked_train --out {run} --valid-scenes "
                 f"{cfg['valid_scenes']} --export models/cocked.onnx --evaluate DIR ...",
@@ -460,6 +545,15 @@ def main(argv: list[str] | None = None) -> int:
         default=Config.wide_share,
         help="share of scenes seen by a camera as wide as a Pi camera module's (0..1)",
     )
+    parser.add_argument(
+        "--rendered",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a folder of rendered scenes (yamscope render --engine blender) whose dice are "
+        "trained on too, about a quarter of each epoch (repeat)",
+    )
     parser.add_argument("--export", type=Path, metavar="ONNX", help="export --out's best epoch")
     parser.add_argument(
         "--evaluate",
@@ -476,9 +570,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"{option} {path}: no such checkpoint")
     if args.export is not None and not (args.out / "best.pt").is_file():
         parser.error(f"{args.out}: no best.pt to export (train first)")
-    for folder in args.evaluate or []:
-        if not (folder / "dataset.json").is_file():
-            parser.error(f"--evaluate {folder}: not a labelled synthetic folder (yamscope render)")
+    for option, folders in (("--evaluate", args.evaluate or []), ("--rendered", args.rendered)):
+        for folder in folders:
+            if not (folder / "dataset.json").is_file():
+                parser.error(
+                    f"{option} {folder}: not a labelled synthetic folder (yamscope render)"
+                )
     cfg = Config(
         scenes=args.scenes,
         valid_scenes=args.valid_scenes,
@@ -486,6 +583,7 @@ def main(argv: list[str] | None = None) -> int:
         lr=args.lr,
         threads=args.threads,
         wide_share=args.wide_share,
+        rendered=[str(f) for f in args.rendered],
     )
     if not 0 <= cfg.wide_share <= 1:
         parser.error(f"--wide-share is a share of scenes, 0..1; not {cfg.wide_share}")
@@ -496,6 +594,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"wrote {args.export} and its card: valid {info['metrics']['valid_crops']}")
         return 0
     train = load_crops(TRAIN_SEED, cfg.scenes, cfg.threads, progress, cfg.wide_share)
+    try:
+        train, valid = with_rendered(train, valid, args.rendered, progress)
+    except DatasetError as error:
+        parser.error(str(error))
     summary = fit(train, valid, args.out, cfg, args.trunk, args.minutes, progress, args.weights)
     print(f"best epoch {summary['best']}; weights in {args.out / 'best.pt'}")
     return 0

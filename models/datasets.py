@@ -53,6 +53,17 @@ class LabelledPhoto:
     empty: Path | None = None
     field_of_view: float | None = None
 
+    def camera_field_of_view(self) -> float | None:
+        """The camera's field of view across (degrees): the labels', else the synthetic
+        table's; None for a photo that does not say (a YOLO photo, an old Blender label)."""
+        if self.field_of_view is not None:
+            return self.field_of_view
+        if self.tray is not None:
+            from models.synth import Tray  # the generator is needed for its trays only
+
+            return Tray(**self.tray).field_of_view
+        return None
+
 
 @dataclass(frozen=True)
 class Dataset:

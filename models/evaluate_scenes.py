@@ -257,12 +257,10 @@ def tray_calibration(
 
     if photo.empty is not None:
         image = load_image(photo.empty)
-        labelled = photo.field_of_view
     else:
         assert photo.tray is not None
-        tray = Tray(**photo.tray)
-        image = empty_tray(tray, np.random.default_rng(seed))
-        labelled = tray.field_of_view
+        image = empty_tray(Tray(**photo.tray), np.random.default_rng(seed))
+    labelled = photo.camera_field_of_view()
     told = next((v for v in (field_of_view, labelled) if v is not None), DEFAULT_FIELD_OF_VIEW)
     return calibrate(image, field_of_view=told)
 

@@ -5,6 +5,8 @@ it, as tests/models/test_train.py explains)."""
 from __future__ import annotations
 
 import json
+import shutil
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -13,9 +15,23 @@ import torch
 
 from models import cocked_train, synth_crops
 from models.cocked_net import CockedNet, augment
-from models.cocked_train import Config, best_threshold, export, fit, load_crops, scene_crops
+from models.cocked_train import (
+    Config,
+    best_threshold,
+    export,
+    fit,
+    load_crops,
+    rendered_crops,
+    scene_crops,
+    with_cocked_share,
+    with_rendered,
+)
+from models.datasets import DatasetError, open_dataset
+from models.scene_crops import VALID_EVERY
 from models.synth.dataset import write_dataset
+from vision.calibration import focal_widths
 from vision.cocked import DEFAULT_COCKED_MODEL, CockedReader
+from vision.perspective import slant
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +68,104 @@ def test_a_share_of_wide_camera_scenes_is_cached_apart(synth_cache: Path) -> Non
     assert len(wide) == len(narrow) and not np.array_equal(wide.images, narrow.images)
     # the same die is seen more slanted by the wider camera
     assert wide.labels["slant"].mean() > 1.5 * narrow.labels["slant"].mean()
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A rendered scene folder (the fast engine's: its labels carry the table, whose camera
+    tells the field of view), one scene more than a valid one."""
+    out = tmp_path_factory.mktemp("rendered")
+    write_dataset(out, VALID_EVERY + 1, 12, size=(320, 240), impossible=True, progress=False)
+    return out
+
+
+def test_rendered_dice_are_cut_upright_with_their_slant(rendered: Path) -> None:
+    train, valid = rendered_crops(rendered, copies=2, progress=False)
+    dataset = open_dataset(rendered)
+    photos = [dataset.load(i) for i in range(len(dataset))]
+    held = [p for i, p in enumerate(photos) if i % VALID_EVERY == VALID_EVERY - 1]
+    assert len(held) == 1 and len(valid) == 2 * len(held[0].dice)
+    assert len(train) == 2 * sum(len(p.dice) for p in photos) - len(valid)
+    assert train.images.shape[1:] == (64, 64, 3)
+    expected = [int(d.cocked) for p in photos if p not in held for d in p.dice for _ in range(2)]
+    assert train.labels["cocked"].tolist() == expected
+    # each cut's slant is its jittered box's: close to the labelled box's, seen by that camera
+    first = photos[0]
+    focal = focal_widths(first.camera_field_of_view())
+    truth = [slant(first.image.shape, d.box, focal) for d in first.dice for _ in range(2)]
+    assert np.allclose(train.labels["slant"][: len(truth)], truth, atol=0.03)
+    assert not np.allclose(train.labels["slant"][: len(truth)], truth, atol=1e-6)
+
+
+def test_rendered_crops_need_the_camera_field_of_view(rendered: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(rendered, copy)
+    label = sorted((copy / "labels").glob("*.json"))[0]
+    data = json.loads(label.read_text(encoding="utf-8"))
+    del data["tray"]  # an old Blender label: no table, no field of view
+    label.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(DatasetError, match="no field_of_view"):
+        rendered_crops(copy, progress=False)
+    with pytest.raises(DatasetError, match="no such folder"):
+        rendered_crops(tmp_path / "none", progress=False)
+
+
+def test_rendered_dice_make_about_a_quarter_of_an_epoch(
+    rendered: Path, few: synth_crops.CropSet
+) -> None:
+    extra, extra_valid = rendered_crops(rendered, progress=False)
+    extra = with_cocked_share(extra)  # valid crops are not repeated
+    base = synth_crops.concat([few] * 30)  # synthetic crops outnumber rendered ones
+    train, valid = with_rendered(base, few, [rendered], progress=False)
+    assert len(valid) == len(few) + len(extra_valid)
+    repeats = (len(train) - len(base)) // len(extra)
+    assert repeats >= 1 and len(train) == len(base) + repeats * len(extra)
+    assert 0.15 < repeats * len(extra) / len(train) < 0.4
+    # a few synthetic crops: the rendered ones still come once
+    small, _ = with_rendered(few, few, [rendered], progress=False)
+    assert len(small) == len(few) + len(extra)
+    assert with_rendered(few, few, [], progress=False) == (few, few)
+
+
+def test_rare_cocked_dice_are_repeated_to_the_synthetic_share(few: synth_crops.CropSet) -> None:
+    labels = np.zeros(len(few), np.int64)
+    labels[:3] = 1  # three cocked crops among 80: a rendered throw's few
+    rare = synth_crops.CropSet(few.images, {"cocked": labels, "slant": few.labels["slant"]})
+    balanced = with_cocked_share(rare)
+    assert np.array_equal(balanced.images[: len(rare)], rare.images)  # every crop still once
+    share = balanced.labels["cocked"].mean()
+    assert abs(share - cocked_train.COCKED_SHARE) < 0.03
+    assert (balanced.labels["cocked"] == 0).sum() == len(rare) - 3  # flat ones not repeated
+    # already common enough, or none at all: as they are
+    plenty = synth_crops.CropSet(
+        few.images, {"cocked": np.ones(len(few), np.int64), "slant": few.labels["slant"]}
+    )
+    assert len(with_cocked_share(plenty)) == len(few)
+    flat = synth_crops.CropSet(
+        few.images, {"cocked": np.zeros(len(few), np.int64), "slant": few.labels["slant"]}
+    )
+    assert len(with_cocked_share(flat)) == len(few)
+
+
+def test_the_card_names_the_rendered_folders(tmp_path: Path, rendered: Path) -> None:
+    run = tmp_path / "run"
+    run.mkdir()
+    cfg = Config(rendered=[str(rendered)])
+    summary = {
+        "best": {"epoch": 1},
+        "history": [],
+        "train_seconds": 0,
+        "train_crops": 9,
+        "config": asdict(cfg),
+        "trunk": "t.pt",
+        "minutes": 0,
+    }
+    (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    info = cocked_train.card(DEFAULT_COCKED_MODEL, CockedNet(), run)
+    assert f"--rendered {rendered} " in info["metrics"]["reproduce"]["train"]
+    assert info["training"]["rendered"][0]["folder"] == str(rendered)
+    assert info["training"]["rendered"][0]["scenes"] == VALID_EVERY + 1
+    assert "rendered folders below" in info["training"]["data"]
 
 
 def test_augment_keeps_shape_and_range() -> None:
@@ -141,10 +255,11 @@ def test_bad_arguments_exit_with_one_message(
         cocked_train.main(["--wide-share", "2"])
     assert exc.value.code == 2
     assert "--wide-share is a share" in capsys.readouterr().err
-    with pytest.raises(SystemExit) as exc:
-        cocked_train.main(["--evaluate", str(tmp_path)])
-    assert exc.value.code == 2
-    assert "not a labelled synthetic folder" in capsys.readouterr().err
+    for option in ("--evaluate", "--rendered"):
+        with pytest.raises(SystemExit) as exc:
+            cocked_train.main([option, str(tmp_path)])
+        assert exc.value.code == 2
+        assert f"{option} {tmp_path}: not a labelled synthetic folder" in capsys.readouterr().err
 
 
 def test_fewer_crops_than_a_batch_are_refused(tmp_path: Path, few: synth_crops.CropSet) -> None:
