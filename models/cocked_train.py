@@ -51,7 +51,7 @@ TRAIN_SEED, VALID_SEED = 31000, 31001  # apart from the die-face sets and evalua
 RECIPE = "cocked3"  # names the crops' cache folder: change it when scene_crops changes
 COCKED_SHARE = 0.2  # of dice drawn cocked (a real throw has fewer; the model needs examples)
 CUTS = 2  # crops per die, each from its own jittered box
-VERSION = "2.0.0"
+VERSION = "2.1.0"
 MISSED_WEIGHT = 2  # a missed cocked die counts as two needless flags
 RENDERED_CUTS = 4  # crops per die of a rendered scene (few scenes: each cut more often)
 RENDERED_SEED = 31002  # the jitter of rendered dice's boxes
@@ -413,7 +413,7 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
             "rendered": describe_folders(cfg.get("rendered", [])),
             "data": (
                 f"synthetic trays of models.synth, seed {TRAIN_SEED} scenes 0..{cfg['scenes'] - 1}"
-                f" ({summary['train_crops']} crops, {CUTS} jittered cuts per die, "
+                f" ({CUTS} jittered cuts per die, "
                 f"{COCKED_SHARE:.0%} of dice cocked, {cfg['wide_share']:.0%} of scenes "
                 f"seen by a camera {WIDE_CAMERA[0]}-{WIDE_CAMERA[1]} frame widths above the "
                 f"felt (75-42° across, as a Pi camera module), the others "
@@ -426,6 +426,7 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
                     if cfg.get("rendered")
                     else ""
                 )
+                + f"; {summary['train_crops']} crops an epoch"
             ),
             "trunk_from": summary["trunk"]
             or ("the fine-tuned checkpoint's" if summary.get("weights") else "random weights"),

@@ -256,7 +256,7 @@ def test_evaluate_scores_the_cocked_model_it_is_given(
     candidate = json.loads(capsys.readouterr().out)
     assert candidate["cocked_model"] == {
         "path": str(tmp_path / "cand-cocked.onnx"),
-        "version": "2.0.0",
+        "version": json.loads((models / "cocked.json").read_text())["version"],
     }
     assert main([*args, "--cocked", str(tmp_path / "missing.onnx")]) == 2
     assert "model file missing" in capsys.readouterr().err

@@ -53,7 +53,7 @@ def test_the_reader_gives_a_probability_per_box(reader: CockedReader) -> None:
     p = reader.probabilities(frame, [(10, 10, 60, 60), (300, 200, 350, 250)], 0.8)
     assert p.shape == (2,) and np.all((p >= 0) & (p <= 1))
     assert reader.probabilities(frame, [], 0.8).shape == (0,)
-    assert reader.card.version == "2.0.0"
+    assert reader.card.version == "2.1.0"
 
 
 def _tray_crops(
