@@ -14,6 +14,9 @@ by box overlap (IoU ≥ 0.5, greedy by IoU, one to one), then:
   attribute is right and no die is flagged, except cocked ones, which must be;
 - flags: a flag is deserved by a die made up, misread or cocked; the share of flags that
   were deserved, and the silent errors (deserved, not flagged), which cost players points;
+- by look (colour and finish, where labelled): the flat dice's value accuracy, flags and
+  silent errors, since a clear die on felt is read far worse than a frosted one and a mean
+  over all dice hides it;
 - latency of ``recognise`` per photo (median, p95), and the photo sizes.
 
 Synthetic photos are read as an appliance reads them: calibrated on the photo of their empty
@@ -56,6 +59,24 @@ CLASSES: dict[str, tuple[Any, ...]] = {
 ATTRIBUTES = ("kind", "value", "colour", "finish")
 
 Box = Sequence[float]
+
+
+@dataclass
+class LookTally:
+    """The flat dice of one colour and finish."""
+
+    dice: int = 0
+    value_right: int = 0
+    flagged: int = 0
+    silent_errors: int = 0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "dice": self.dice,
+            "value": ratio(self.value_right, self.dice),
+            "flagged": self.flagged,
+            "silent_errors": self.silent_errors,
+        }
 
 
 def iou(a: Box, b: Box) -> float:
@@ -128,6 +149,7 @@ class Tally:
     cocked_flagged_cocked: int = 0
     ms: list[float] = field(default_factory=list)
     sizes: Counter[str] = field(default_factory=Counter)
+    looks: dict[str, LookTally] = field(default_factory=dict)  # "red transparent": ...
 
     def add(self, truth: Sequence[TrueDie], reading: Reading) -> None:
         """One photo's labelled dice and what was read in it."""
@@ -145,6 +167,7 @@ class Tally:
             deserved[j] = truth[i].cocked or not ok
             flagged = reading.dice[j].flagged
             right_photo &= flagged if truth[i].cocked else ok and not flagged
+            self._count_look(truth[i], reading.dice[j], ok)
         for die, due in zip(reading.dice, deserved, strict=True):
             self.flagged += die.flagged
             self.deserved_flags += die.flagged and due
@@ -163,6 +186,15 @@ class Tally:
             self.answers.setdefault(attribute, []).append((want, got))
             ok &= want == got
         return ok
+
+    def _count_look(self, truth: TrueDie, read: ReadDie, ok: bool) -> None:
+        if truth.cocked or truth.colour is None or truth.finish is None:
+            return
+        look = self.looks.setdefault(f"{truth.colour} {truth.finish}", LookTally())
+        look.dice += 1
+        look.value_right += read.value == truth.value
+        look.flagged += read.flagged
+        look.silent_errors += not ok and not read.flagged
 
     def _count_cocked(
         self, truth: Sequence[TrueDie], read: Sequence[ReadDie], pairs: list[tuple[int, int]]
@@ -216,6 +248,7 @@ class Tally:
                 "silent_errors": self.silent_errors,
                 "by_flag": dict(self.by_flag),
             },
+            "by_look": {name: self.looks[name].summary() for name in sorted(self.looks)},
             "cocked": {
                 "labelled": self.cocked,
                 "found": self.cocked_found,
@@ -381,6 +414,11 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         lines.append(
             f"{attribute:<12} {_pct(score['accuracy'])}  "
             f"({score['right']} of {score['scored']} matched {dice})"
+        )
+    for name, look in result["by_look"].items():
+        lines.append(
+            f"{name:<21}value {_pct(look['value'])} of {look['dice']} flat dice, "
+            f"{look['flagged']} flagged, {look['silent_errors']} silent errors"
         )
     by_flag = ", ".join(f"{k} {v}" for k, v in sorted(flags["by_flag"].items())) or "none"
     lines += [

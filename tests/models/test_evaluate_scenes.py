@@ -5,6 +5,7 @@ then real runs on a tiny synthetic set and two Rune55 photos."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -109,8 +110,29 @@ def test_attributes_flags_and_cocked_dice_are_scored_apart() -> None:
     assert (flags["flagged"], flags["deserved"], flags["silent_errors"]) == (4, 3, 1)
     assert flags["by_flag"] == {"unsure": 3, "cocked": 1}
     assert summary["cocked"] == {"labelled": 2, "found": 2, "flagged": 2, "flagged_cocked": 1}
+    assert summary["by_look"] == {  # the flat dice only; the wrong finish is a silent error
+        "red frosted": {"dice": 4, "value": 0.75, "flagged": 2, "silent_errors": 1}
+    }
     matrix, names = tally.confusions()["value"]
     assert names == tuple(range(1, 11)) and matrix.sum() == 4 and matrix[6, 0] == 1
+
+
+def test_flat_dice_are_told_apart_by_colour_and_finish_where_labelled() -> None:
+    tally = Tally()
+    clear = TrueDie((0, 0, 40, 40), 4, "d10", "white", "transparent")
+    unlabelled = TrueDie((100, 0, 140, 40), 6)  # a YOLO label: the face only
+    tally.add(
+        [clear, truth((200, 0, 240, 40), 8), unlabelled],
+        reading(
+            read((0, 0, 40, 40), 9, colour="white", finish="transparent"),
+            read((200, 0, 240, 40), 8),
+            read((100, 0, 140, 40), 6),
+        ),
+    )
+    assert tally.summary()["by_look"] == {
+        "red frosted": {"dice": 1, "value": 1.0, "flagged": 0, "silent_errors": 0},
+        "white transparent": {"dice": 1, "value": 0.0, "flagged": 0, "silent_errors": 1},
+    }
 
 
 # -- datasets ------------------------------------------------------------------------------
@@ -179,6 +201,9 @@ def test_evaluate_prints_the_table_and_draws_each_attribute(
     for row in ("detection", "value", "colour", "finish", "whole photos", "flags", "latency"):
         assert row in printed
     assert "precision" in printed and "calibrated on each empty tray" in printed
+    assert re.search(
+        r"^(red|white) (frosted|transparent) +value [\d.]+% of \d+ flat dice", printed, re.M
+    )
     assert {p.name for p in out.glob("*.png")} == {
         "kind.png",
         "value.png",
@@ -195,6 +220,7 @@ def test_evaluate_json_on_rune55_photos(
     result = json.loads(capsys.readouterr().out)
     assert result["photos"] == 2 and result["format"] == "yolo" and result["kinds"] == ["d6"]
     assert set(result["attributes"]) <= {"value"}
+    assert result["by_look"] == {}  # a YOLO label says no colour or finish
     assert result["sizes"] == {"640x640": 2}
     assert [Path(p).name for p in result["confusions"]] == (
         ["value.png"] if result["attributes"] else []
