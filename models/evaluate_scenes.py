@@ -13,7 +13,10 @@ by box overlap (IoU ≥ 0.5, greedy by IoU, one to one), then:
 - a photo is entirely right when every labelled die is found, nothing else is, every scored
   attribute is right and no die is flagged, except cocked ones, which must be;
 - flags: a flag is deserved by a die made up, misread or cocked; the share of flags that
-  were deserved, and the silent errors (deserved, not flagged), which cost players points;
+  were deserved, and the silent errors (deserved, not flagged), which cost players points,
+  by cause: a box on part of a die (IoU 0.1–0.5 with its label: often its top face alone,
+  which may well be read right) or on no die, a wrong value, a wrong kind, colour or
+  finish, a cocked die not flagged;
 - by look (colour and finish, where labelled): the flat dice's value accuracy, flags and
   silent errors, since a clear die on felt is read far worse than a frosted one and a mean
   over all dice hides it;
@@ -50,6 +53,8 @@ from vision.reading import ReadDie, Reading
 from vision.recognise import Recogniser
 
 IOU = 0.5
+PART_IOU = 0.1  # a made-up box overlapping a labelled die this much is on part of it
+SILENT_CAUSES = ("part of a die", "no die", "value", "kind/colour/finish", "cocked die")
 OUT_ROOT = Path(__file__).resolve().parents[1] / "data" / "evaluate"
 CLASSES: dict[str, tuple[Any, ...]] = {
     "kind": ("d6", "d10"),
@@ -122,6 +127,23 @@ def scored(truth: TrueDie) -> tuple[str, ...]:
     )
 
 
+def made_up(box: Box, truth: Sequence[TrueDie]) -> str:
+    """Why a read die that matches no label is wrong: it covers part of a labelled die (often
+    its top face, where the label spans the sides too), or no die at all."""
+    best = max((iou(box, t.box) for t in truth), default=0.0)
+    return "part of a die" if best >= PART_IOU else "no die"
+
+
+def misread(truth: TrueDie, read: ReadDie) -> str:
+    """What a matched die would have been wrong in, had it not been flagged (the first
+    that applies)."""
+    if truth.cocked:
+        return "cocked die"
+    if read.value != truth.value:
+        return "value"
+    return "kind/colour/finish"
+
+
 def ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
@@ -150,6 +172,7 @@ class Tally:
     ms: list[float] = field(default_factory=list)
     sizes: Counter[str] = field(default_factory=Counter)
     looks: dict[str, LookTally] = field(default_factory=dict)  # "red transparent": ...
+    silent_causes: Counter[str] = field(default_factory=Counter)
 
     def add(self, truth: Sequence[TrueDie], reading: Reading) -> None:
         """One photo's labelled dice and what was read in it."""
@@ -162,16 +185,19 @@ class Tally:
         self.matched += len(pairs)
         right_photo = len(pairs) == len(truth) == len(reading.dice)
         deserved = [True] * len(reading.dice)  # a die made up deserves its flag
+        causes = [made_up(die.box, truth) for die in reading.dice]
         for i, j in pairs:
             ok = self._compare(truth[i], reading.dice[j])
             deserved[j] = truth[i].cocked or not ok
+            causes[j] = misread(truth[i], reading.dice[j])
             flagged = reading.dice[j].flagged
             right_photo &= flagged if truth[i].cocked else ok and not flagged
             self._count_look(truth[i], reading.dice[j], ok)
-        for die, due in zip(reading.dice, deserved, strict=True):
+        for die, due, cause in zip(reading.dice, deserved, causes, strict=True):
             self.flagged += die.flagged
             self.deserved_flags += die.flagged and due
             self.silent_errors += due and not die.flagged
+            self.silent_causes[cause] += due and not die.flagged
             self.by_flag.update(die.flags)
         self.entirely_right += right_photo
         self._count_cocked(truth, reading.dice, pairs)
@@ -246,6 +272,7 @@ class Tally:
                 "deserved": self.deserved_flags,
                 "precision": ratio(self.deserved_flags, self.flagged),
                 "silent_errors": self.silent_errors,
+                "silent_by_cause": {c: self.silent_causes[c] for c in SILENT_CAUSES},
                 "by_flag": dict(self.by_flag),
             },
             "by_look": {name: self.looks[name].summary() for name in sorted(self.looks)},
@@ -427,6 +454,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         f"flags        {flags['flagged']} of {det['read']} read dice flagged "
         f"({_pct(flags['share_of_read'])}; {by_flag}); {flags['deserved']} deserved "
         f"(precision {_pct(flags['precision'])}); {flags['silent_errors']} silent errors",
+        "silent       "
+        + "; ".join(f"{cause} {n}" for cause, n in flags["silent_by_cause"].items()),
         f"cocked       {cocked['labelled']} labelled, {cocked['found']} found, "
         f"{cocked['flagged']} flagged ({cocked['flagged_cocked']} as cocked)",
         f"latency      median {lat['median']:.1f} ms, p95 {lat['p95']:.1f} ms, max "

@@ -78,6 +78,7 @@ def test_one_hit_one_miss_one_extra_is_half_precision_and_half_recall() -> None:
     assert summary["attributes"]["value"]["accuracy"] == 1.0
     assert summary["entirely_right"]["photos"] == 0
     assert summary["flags"]["silent_errors"] == 1  # the extra die, unflagged
+    assert summary["flags"]["silent_by_cause"]["no die"] == 1
     assert summary["latency_ms"]["median"] == 12.5
     assert summary["sizes"] == {"640x480": 1}
 
@@ -115,6 +116,29 @@ def test_attributes_flags_and_cocked_dice_are_scored_apart() -> None:
     }
     matrix, names = tally.confusions()["value"]
     assert names == tuple(range(1, 11)) and matrix.sum() == 4 and matrix[6, 0] == 1
+
+
+def test_silent_errors_are_told_apart_by_cause() -> None:
+    tally = Tally()
+    tally.add(
+        [truth((0, 0, 40, 40), 5), truth((100, 0, 140, 40), 6), truth((200, 0, 240, 40), 9, True)],
+        reading(
+            read((0, 0, 15, 40), 5),  # part of the die (IoU 0.375), even if read right
+            read((100, 0, 140, 40), 2),  # wrong value
+            read((200, 0, 240, 40), 9),  # cocked, not flagged
+            read((400, 400, 440, 440), 1),  # nothing there
+            read((400, 0, 440, 40), 1, "unsure"),  # nothing there either, but flagged
+        ),
+    )
+    causes = tally.summary()["flags"]["silent_by_cause"]
+    assert causes == {
+        "part of a die": 1,
+        "no die": 1,
+        "value": 1,
+        "kind/colour/finish": 0,
+        "cocked die": 1,
+    }
+    assert sum(causes.values()) == tally.silent_errors == 4
 
 
 def test_flat_dice_are_told_apart_by_colour_and_finish_where_labelled() -> None:
