@@ -568,6 +568,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from vision.errors import VisionError
     from vision.images import load_image
     from vision.overlay import draw_calibration
+    from vision.recognise import dice_seen
 
     out = Path(args.out) if args.out else data_dir() / "calibration.json"
     png = Path(args.png) if args.png else out.with_suffix(".png")
@@ -577,6 +578,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         calibration = calibrate(
             image, field_of_view=DEFAULT_FIELD_OF_VIEW if told is None else told
         )
+        seen = dice_seen(image, calibration)
     except VisionError as exc:
         raise UsageError(str(exc)) from None
     save(calibration, out)
@@ -603,8 +605,21 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     )
     for line in calibration.advice or ("light: good",):
         print(line)
+    print(f"reader: {seen_line(seen)}")
     print(f"calibration written to {out}; drawing in {png}")
     return 0
+
+
+def seen_line(boxes: list[tuple[int, int, int, int]]) -> str:
+    """What the reader takes for dice on the calibration photo, said to its owner."""
+    if not boxes:
+        return "no die seen in this photo"
+    where = ", ".join(f"({x0}, {y0})-({x1}, {y1})" for x0, y0, x1, y1 in boxes)
+    return (
+        f"{len(boxes)} {'die' if len(boxes) == 1 else 'dice'} seen in this photo, at {where}: "
+        "if the tray was empty, something there looks like a die and may be read as one in "
+        "play (cover it, or move the lamp, and calibrate again)"
+    )
 
 
 def _add_option_flag(parser: argparse.ArgumentParser) -> None:

@@ -78,6 +78,9 @@ class TrayWatcher:
         self.field_of_view = field_of_view  # the configuration's; None: the camera's own
         # who told the calibration in use its field of view: file, camera, configuration, default
         self.field_of_view_from = field_of_view_from
+        # boxes the reader took for dice on the picture calibrated on (None: not known, the
+        # calibration came from a file)
+        self.dice_seen: list[tuple[int, int, int, int]] | None = None
         self._locked_for: int | None = None  # the runner's reopen count when last locked
         self._calibrating = threading.Lock()  # one calibration at a time
         self._frame: Frame | None = None  # the newest frame, for calibrating on
@@ -131,6 +134,7 @@ class TrayWatcher:
         the default. Raises TrayError before the first picture and VisionError when no
         felt is found: the calibration in use, if any, stays."""
         from vision.calibration import DEFAULT_FIELD_OF_VIEW, calibrate, save
+        from vision.recognise import dice_seen
 
         with self._lock:
             frame = self._frame
@@ -143,6 +147,7 @@ class TrayWatcher:
             if self.calibration_path is not None:
                 save(calibration, self.calibration_path)
             self.field_of_view_from = "configuration" if told else "camera" if own else "default"
+            self.dice_seen = dice_seen(frame.main, calibration, self.recogniser.finder)
             self.recogniser.calibration = calibration  # after: the summary is made for it
         self.lock_exposure = self.lock_exposure or self.lock_after_calibrating
         self._locked_for = None  # lock at the next still picture of this tray
@@ -155,7 +160,10 @@ class TrayWatcher:
         if calibration is not made_for:
             summary = None
             if calibration is not None:
-                summary = calibration.summary() | {"field_of_view_from": self.field_of_view_from}
+                summary = calibration.summary() | {
+                    "field_of_view_from": self.field_of_view_from,
+                    "dice_seen": self.dice_seen,
+                }
             self._summary = (calibration, summary)
         return summary
 

@@ -124,6 +124,17 @@ def find_dice(
     return from_boxes(frame, on_tray, tray.felt)
 
 
+def dice_seen(
+    frame: np.ndarray, calibration: Calibration, finder: DiceFinder | None = None
+) -> list[tuple[int, int, int, int]]:
+    """The boxes the reader would take for dice in a photo of the tray, as (x0, y0, x1,
+    y1) frame pixels. On the photo a calibration was made from, which should show the empty
+    tray, each one is a spot (a corner of the rim, a glint) that may be read as a die in
+    every throw: a real tray's corner was (docs/real-photos.md), and the player is told."""
+    found = find_dice(frame, calibration, finder)
+    return [tuple(int(v) for v in blob.box) for blob in found.blobs]  # type: ignore[misc]
+
+
 def classical_kind(mask: np.ndarray) -> tuple[Kind, float]:
     """d6 or d10 from the outline: a d6 seen from above is a square that fills its rotated
     rectangle; a d10's kite-shaped face and slanted sides make a pentagon or hexagon that

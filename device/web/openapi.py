@@ -196,7 +196,9 @@ def _schemas(max_players: int) -> dict[str, Any]:
                     "calibration (null until the tray is calibrated: size, tray_share, "
                     "die_side, die_measured, field_of_view, field_of_view_from, "
                     "wider_than_trained, advice (English lines), light (the same as problem, "
-                    "measured, limit))",
+                    "measured, limit), dice_seen (boxes the reader took for dice on the "
+                    "picture calibrated on, [x0, y0, x1, y1]; null when the calibration "
+                    "came from a file))",
                 },
                 "keep": {
                     "oneOf": [positions, {"type": "null"}],

@@ -21,6 +21,7 @@ from device.tray import TrayWatcher
 from scoring.entries import RulesError
 from vision.faces import FaceReader
 from vision.reading import ReadDie, Reading
+from vision.recognise import load_finder
 
 
 class TruthReader:
@@ -34,6 +35,7 @@ class TruthReader:
         self.frames: list[np.ndarray] = []
         self.calibration = None
         self.reader = FaceReader()  # the crops for corrections are cut by the model's rule
+        self.finder = load_finder()  # calibrating says what the real detector sees
 
     def __call__(self, frame: np.ndarray) -> Reading:
         self.frames.append(frame)
@@ -169,6 +171,9 @@ def test_calibrating_on_the_tray_keeps_the_camera_s_own_field_of_view(tmp_path: 
         assert shown["field_of_view"] == round(source.tray.field_of_view, 1)
         assert shown["field_of_view_from"] == "camera" and shown["size"] == [320, 240]
         assert 0.2 < shown["tray_share"] <= 1 and shown["die_side"] > 0
+        seen = shown["dice_seen"]  # what the detector takes for dice on the picture
+        assert isinstance(seen, list)
+        assert all(0 <= x0 < x1 <= 320 and 0 <= y0 < y1 <= 240 for x0, y0, x1, y1 in seen)
         kept = calibration.load(tmp_path / "calibration.json")
         assert watcher.recogniser.calibration.to_json() == kept.to_json()
         wait_for(lambda: source.locks == 1, "the exposure lock once calibrated")

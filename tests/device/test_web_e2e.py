@@ -458,6 +458,8 @@ def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path)
         assert [p["problem"] for p in calibration["light"]] == ["dark", "uneven"]
         assert "Trop sombre : le feutre est à " in text(driver, "#toast")
         assert calibration["tray_share"] < 0.95  # the photo's tray, not the plain lead-in
+        # anything the reader takes for a die on the empty tray is said, and only then
+        assert ("Le lecteur voit" in text(driver, "#toast")) == bool(calibration["dice_seen"])
         saved = json.loads((tmp_path / "data" / "calibration.json").read_text(encoding="utf-8"))
         assert saved["field_of_view"] == 52.0 and saved["size"] == [640, 480]
     finally:

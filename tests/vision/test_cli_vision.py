@@ -76,11 +76,24 @@ def test_calibrate_writes_the_file_and_the_drawing(tmp_path: Path) -> None:
     for words in ("tray:", "felt colour:", "die size:", "light:", "camera: 52° across (not told"):
         assert words in result.stdout
     assert "wider than the models learned" not in result.stdout
+    assert "reader: no die seen in this photo" in result.stdout
     used = run("recognise", "--calibration", str(written), str(photo(tmp_path / "p.png", (2,))))
     assert used.returncode == 0, used.stderr
     missing = run("recognise", "--calibration", str(tmp_path / "none.json"), str(image))
     assert missing.returncode == 2
     assert "no such calibration file" in missing.stderr
+
+
+def test_calibrate_says_where_it_sees_dice(tmp_path: Path) -> None:
+    """Dice in the calibration photo give the die size; on what should be an empty tray
+    they would be spots read as dice in every throw, so their places are said."""
+    result = run(
+        "calibrate", str(photo(tmp_path / "two.png", (3, 5))), "--out", str(tmp_path / "c.json")
+    )
+    assert result.returncode == 0, result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("reader: "))
+    assert line.startswith("reader: 2 dice seen in this photo, at (")
+    assert "may be read as one in play" in line
 
 
 def test_calibrate_is_told_the_cameras_field_of_view(tmp_path: Path) -> None:

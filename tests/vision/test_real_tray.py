@@ -15,7 +15,7 @@ from drawn_dice import RUNE55
 from models.evaluate_scenes import iou
 from vision.calibration import Calibration, calibrate
 from vision.images import load_image
-from vision.recognise import Recogniser
+from vision.recognise import Recogniser, dice_seen
 
 REFS = RUNE55.parent / "burksbuilds-refs"
 
@@ -98,3 +98,17 @@ def test_most_real_flat_dice_are_not_called_cocked(refs: Path, tray: Calibration
         f for f in faces if "cocked" in recogniser(load_image(refs / f"{f}.jpg")).dice[0].flags
     ]
     assert len(flagged) <= 5, flagged
+
+
+def test_calibrating_says_where_the_reader_would_see_a_die_on_the_empty_tray(
+    refs: Path, tray: Calibration
+) -> None:
+    """What calibrating reports is what a throw would read: on this tray's empty photo the
+    reader takes something for a die (its bottom-right corner, with dicefind 1.4.0), and
+    the owner is told where, to cover it."""
+    empty = load_image(refs / "background.jpg")
+    seen = dice_seen(empty, tray)
+    assert seen == [tuple(d.box) for d in Recogniser(calibration=tray)(empty).dice]
+    photo = load_image(refs / "d6_face05.jpg")  # with a die in it, the die is seen
+    die = thrown_die(photo, empty, black_felt(empty))
+    assert any(iou(box, die) >= 0.6 for box in dice_seen(photo, tray))

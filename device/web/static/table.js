@@ -43,6 +43,7 @@ const WORDS = {
     calibration_done: "Piste calibrée.", light_good: "Lumière bonne.",
     confirm_calibrate: "Calibrer sur ce que la caméra voit maintenant ? La piste doit être vide.",
     lens_too_wide: "Objectif plus large que ceux appris (75° au plus) : les dés près du bord seront moins bien lus.",
+    dice_seen: "Le lecteur voit {0} dé(s) sur cette image : si la piste était vide, quelque chose y ressemble à un dé et sera lu en jeu (le couvrir ou déplacer la lampe, puis recalibrer).",
     light_dark: "Trop sombre : le feutre est à {0} % de la pleine échelle (il faut {1} % ou plus).",
     light_glare: "Reflets : {0} % de la piste est blanc saturé (il faut {1} % ou moins).",
     light_uneven: "Lumière inégale : le plus clair du feutre est {0} % plus clair que le plus sombre (il faut {1} % ou moins).",
@@ -83,6 +84,7 @@ const WORDS = {
     calibration_done: "Tray calibrated.", light_good: "Light is good.",
     confirm_calibrate: "Calibrate on what the camera sees now? The tray must be empty.",
     lens_too_wide: "A lens wider than the models learned (75° at most): dice near the wall will be read less well.",
+    dice_seen: "The reader sees {0} dice in this picture: if the tray was empty, something there looks like a die and will be read in play (cover it or move the lamp, then calibrate again).",
     light_dark: "Too dark: the felt is at {0} % of full scale (want {1} % or more).",
     light_glare: "Glare: {0} % of the tray is clipped white (want {1} % or less).",
     light_uneven: "Uneven light: the brightest part of the felt is {0} % lighter than the darkest (want {1} % or less).",
@@ -246,8 +248,10 @@ function lightAdvice(calibration) {
   return calibration.light.map((p) => t(`light_${p.problem}`, percent(p.measured), percent(p.limit)));
 }
 
-function lensWarning(calibration) {
-  return calibration.wider_than_trained ? ` ${t("lens_too_wide")}` : "";
+function calibrationWarnings(calibration) {
+  const seen = calibration.dice_seen || [];
+  const lens = calibration.wider_than_trained ? ` ${t("lens_too_wide")}` : "";
+  return lens + (seen.length ? ` ${t("dice_seen", seen.length)}` : "");
 }
 
 function renderCalibration(calibration) {
@@ -259,7 +263,7 @@ function renderCalibration(calibration) {
   }
   text.textContent = t("calibrated", calibration.field_of_view,
     t(`fov_${calibration.field_of_view_from}`), Math.round(calibration.die_side))
-    + lensWarning(calibration);
+    + calibrationWarnings(calibration);
   text.title = lightAdvice(calibration).join("\n");
 }
 
@@ -269,7 +273,7 @@ async function calibrate() {
   const calibration = result && result.camera && result.camera.calibration;
   if (!calibration) return;
   const advice = calibration.light.length ? lightAdvice(calibration).join(" ") : t("light_good");
-  toast(`${t("calibration_done")}${lensWarning(calibration)} ${advice}`);
+  toast(`${t("calibration_done")}${calibrationWarnings(calibration)} ${advice}`);
 }
 
 function refreshLive() {
