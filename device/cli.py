@@ -583,7 +583,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     save(calibration, out)
     png.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(png), draw_calibration(image, calibration)):
+    if not cv2.imwrite(str(png), draw_calibration(image, calibration, seen)):
         raise OSError(f"cannot write {png}")
     width, height = calibration.size
     light, (l_, a_, b_) = calibration.light, calibration.felt.mean

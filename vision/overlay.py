@@ -7,6 +7,8 @@ dice the page will ask about. The calibration drawing shows the felt and die siz
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -15,6 +17,7 @@ from vision.reading import ReadDie, Reading
 
 SURE = (80, 220, 80)  # BGR: a die read without a flag
 FLAGGED = (0, 140, 255)  # orange: a die with a flag, and its flags
+SEEN = (40, 40, 230)  # red: on a calibration photo, something the reader takes for a die
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 
@@ -51,9 +54,15 @@ def text_at(
     cv2.putText(image, text, (x, y), FONT, scale, colour, 1, cv2.LINE_AA)
 
 
-def draw_calibration(image: np.ndarray, calibration: Calibration) -> np.ndarray:
+def draw_calibration(
+    image: np.ndarray,
+    calibration: Calibration,
+    seen: Sequence[tuple[int, int, int, int]] = (),
+) -> np.ndarray:
     """The calibration photo with the felt's outline and, at its middle, a square the size
-    a die is expected to be: a glance says whether the tray and the die size were found."""
+    a die is expected to be: a glance says whether the tray and the die size were found.
+    ``seen``: boxes the reader takes for dice in the photo, circled in red so an owner finds
+    what on an empty tray would be read as a die."""
     out = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR) if image.ndim == 2 else image.copy()
     calibration = calibration.for_size(out.shape[1], out.shape[0])
     scale = max(0.4, min(out.shape[:2]) / 800)
@@ -67,4 +76,8 @@ def draw_calibration(image: np.ndarray, calibration: Calibration) -> np.ndarray:
     text_at(out, f"die {calibration.die_side:.0f} px ({how})", corners[1], scale, FLAGGED)
     for i, line in enumerate(calibration.advice):
         text_at(out, line, (5, round((20 + 22 * i) * scale)), scale, FLAGGED)
+    for x0, y0, x1, y1 in seen:
+        centre, radius = ((x0 + x1) // 2, (y0 + y1) // 2), max(x1 - x0, y1 - y0)
+        cv2.circle(out, centre, radius, SEEN, max(1, round(3 * scale)), cv2.LINE_AA)
+        text_at(out, "seen as a die", (x0, y0 - radius // 2), scale, SEEN)
     return out

@@ -44,3 +44,13 @@ def test_the_calibration_drawing_shows_the_felt_outline() -> None:
     out = draw_calibration(image, calibrate(image))
     assert out.shape == image.shape
     assert (out != image).any(axis=2).sum() > 200
+
+
+def test_what_the_reader_takes_for_a_die_is_circled_on_the_calibration_drawing() -> None:
+    image = np.full((240, 320, 3), (60, 150, 70), np.uint8)
+    calibration = calibrate(image)
+    plain = draw_calibration(image, calibration)
+    circled = draw_calibration(image, calibration, [(200, 150, 220, 170)])
+    changed = (circled != plain).any(axis=2)
+    assert changed[140:180, 190:230].sum() > 50  # around the box
+    assert not changed[:, :150].any()  # and nowhere near the left
