@@ -144,10 +144,11 @@ class TrayWatcher:
         field_of_view = told or own or DEFAULT_FIELD_OF_VIEW
         with self._calibrating:
             calibration = calibrate(frame.main, field_of_view=field_of_view)
+            seen = dice_seen(frame.main, calibration, self.recogniser.finder)
             if self.calibration_path is not None:
                 save(calibration, self.calibration_path)
             self.field_of_view_from = "configuration" if told else "camera" if own else "default"
-            self.dice_seen = dice_seen(frame.main, calibration, self.recogniser.finder)
+            self.dice_seen = seen
             self.recogniser.calibration = calibration  # after: the summary is made for it
         self.lock_exposure = self.lock_exposure or self.lock_after_calibrating
         self._locked_for = None  # lock at the next still picture of this tray
