@@ -288,13 +288,14 @@ def draw_batch(
     crop_size: int,
     rng: np.random.Generator,
     scenes: Set | None = None,
+    scene_share: float = SCENE_SHARE,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
     """One augmented training batch, half photos and half synthetic trays, of which
-    ``SCENE_SHARE`` rendered scenes when there are some."""
+    ``scene_share`` rendered scenes when there are some."""
     samples = []
     for i in range(size):
         data, scales = (photos, PHOTO_SCALES) if i % 2 == 0 else (synth, SYNTH_SCALES)
-        if i % 2 and scenes is not None and len(scenes) and rng.random() < SCENE_SHARE:
+        if i % 2 and scenes is not None and len(scenes) and rng.random() < scene_share:
             data, scales = scenes, SCENE_SCALES
         j = int(rng.integers(len(data)))
         sample = augment(data.images[j], data.boxes[j], rng, scales)
@@ -307,16 +308,27 @@ class Batches(torch.utils.data.IterableDataset):
     seed of its own, so a GPU is fed by several CPU cores."""
 
     def __init__(
-        self, photos: Set, synth: Set, size: int, crop_size: int, seed: int, scenes: Set | None
+        self,
+        photos: Set,
+        synth: Set,
+        size: int,
+        crop_size: int,
+        seed: int,
+        scenes: Set | None,
+        scene_share: float = SCENE_SHARE,
     ) -> None:
         self.photos, self.synth, self.scenes = photos, synth, scenes
         self.size, self.crop_size, self.seed = size, crop_size, seed
+        self.scene_share = scene_share
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
         rng = np.random.default_rng([self.seed, info.id if info else 0])
         while True:
-            yield draw_batch(self.photos, self.synth, self.size, self.crop_size, rng, self.scenes)
+            yield draw_batch(
+                self.photos, self.synth, self.size, self.crop_size, rng, self.scenes,
+                self.scene_share,
+            )  # fmt: skip
 
 
 # -------------------------------------------------------------------------------- metrics
@@ -431,7 +443,10 @@ def train(args: argparse.Namespace) -> None:
         spent = (time.monotonic() - started) / (args.minutes * 60) if args.minutes else 0.0
         return min(1.0, max(done / total_steps, spent))
 
-    stream = Batches(photos, synth, args.batch, args.crop, seed=1000 + epoch, scenes=scenes)
+    stream = Batches(
+        photos, synth, args.batch, args.crop, seed=1000 + epoch, scenes=scenes,
+        scene_share=args.scene_share,
+    )  # fmt: skip
     batches = iter(
         torch.utils.data.DataLoader(
             stream, batch_size=None, num_workers=args.workers, pin_memory=device.type == "cuda",
@@ -522,6 +537,14 @@ def main(argv: list[str] | None = None) -> None:
         metavar="DIR",
         help="a folder of rendered scenes (yamscope render --engine blender): a quarter of "
         "each batch, its held-out tenth checked each epoch; repeat for more folders",
+    )
+    parser.add_argument(
+        "--scene-share",
+        type=float,
+        default=SCENE_SHARE,
+        help="share of the synthetic half of each batch drawn from --scenes (default "
+        f"{SCENE_SHARE}: a quarter of the batch; 0.25 kept a real tray's corner from being "
+        "taken for a die, docs/photoreal.md)",
     )
     parser.add_argument("--out", default=str(RUN_DIR), help="run folder (last.pt, best.pt)")
     parser.add_argument("--weights", help="start from this checkpoint's weights (new schedule)")

@@ -154,6 +154,8 @@ def test_rendered_scenes_are_letterboxed_split_and_drawn_into_batches(tmp_path: 
     _, with_scenes = draw_batch(blank, blank, 16, 256, rng, scenes=train)
     assert float(without["heat"].max()) == 0.0  # no dice anywhere
     assert float(with_scenes["heat"].max()) == 1.0  # the rendered dice came in
+    _, none_drawn = draw_batch(blank, blank, 16, 256, rng, scenes=train, scene_share=0.0)
+    assert float(none_drawn["heat"].max()) == 0.0  # --scene-share 0: the scenes left out
 
 
 def test_the_card_names_rendered_scenes_only_when_they_were_trained_on(tmp_path: Path):
