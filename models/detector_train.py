@@ -12,7 +12,8 @@ git-ignored ``data/detector/``:
   ``SYNTH_VALID_SEED``; the evaluation (``models.detector_eval``) uses ``SYNTH_TEST_SEED``.
 
 Each epoch is ``--steps`` batches, half photos and half synthetic (a quarter of the batch
-from rendered scene folders when ``--scenes`` names some: Blender's photoreal dice), augmented
+from rendered scene folders when ``--scenes`` names some: Blender's photoreal dice; another
+share with ``--scene-share``), augmented
 (90° turns, flips, scale and shift, brightness/contrast/colour, grey, blur, noise). After each
 epoch the model is checked on the validation sets (F1 at IoU 0.5; the rendered scenes' tenth
 too) and ``last.pt`` / ``best.pt`` are written to
