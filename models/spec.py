@@ -24,5 +24,5 @@ HEADS: dict[str, tuple] = {
 MEAN = 0.5
 STD = 0.25
 OPSET = 17
-VERSION = "2.3.0"
+VERSION = "2.3.1"
 INPUT_NAME = "crops"
