@@ -68,6 +68,16 @@ else
 	indent <"$WORK/validate"
 fi
 
+# -- the die-face model computes here as where it was exported -----------------------------------
+if [[ ! -x $BIN ]]; then
+	fail "die-face model: no yamscope command at $BIN (YAMSCOPE_BIN)"
+elif "$BIN" check-model >"$WORK/check" 2>&1; then
+	pass "$(cat "$WORK/check")"
+else
+	fail "die-face model: yamscope check-model says"
+	indent <"$WORK/check"
+fi
+
 # -- the page and the API ---------------------------------------------------------------------
 url=${YAMSCOPE_URL:-}
 if [[ -z $url ]]; then

@@ -341,6 +341,21 @@ def cmd_validate_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_check_model(args: argparse.Namespace) -> int:
+    """Whether the die-face model computes on this machine as where it was exported."""
+    from vision.errors import BadModelError
+    from vision.faces import DEFAULT_MODEL, FaceReader
+    from vision.model_check import check_reader
+
+    try:
+        result = check_reader(FaceReader(args.model or DEFAULT_MODEL))
+    except BadModelError as exc:
+        print(f"yamscope: error: {exc}", file=sys.stderr)
+        return 2
+    print(result.line())
+    return 0 if result.ok else 1
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from device.config import ConfigError, load_config
     from device.serve import serve, settings
@@ -730,6 +745,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--print-defaults", action="store_true", help="print the default configuration, commented"
     )
     check.set_defaults(func=cmd_validate_config)
+
+    chk = sub.add_parser(
+        "check-model",
+        help="check that the die-face model computes here as where it was exported",
+        description="Read the check crops recorded beside the die-face model at its export "
+        "(NAME.check.npz) and compare every head's probabilities: exit status 0 when they "
+        "agree, 1 when this machine computes otherwise (its readings cannot be trusted), 2 "
+        "when the model, its card or its check crops are missing or unreadable.",
+    )
+    chk.add_argument("--model", type=Path, metavar="ONNX", help="default: the shipped model")
+    chk.set_defaults(func=cmd_check_model)
 
     srv = sub.add_parser(
         "serve",

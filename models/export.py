@@ -29,9 +29,12 @@ from onnxruntime import quantization
 
 from models import evaluate, photos, spec, synth_crops
 from models.net import count_parameters, normalise, to_bgr
+from models.sample import balanced_sample
 from models.scene_crops import describe_folders
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
 from models.train import load_model
+from vision.faces import FaceReader
+from vision.model_check import write_check
 
 MODELS_DIR = Path(__file__).resolve().parent
 ONNX_PATH = MODELS_DIR / "dieface.onnx"
@@ -41,6 +44,10 @@ RUNE55_CREDIT = (
     "CC BY 4.0, via github.com/N3VERS4YDIE/dice-recognition"
 )
 TOLERANCE = 0.002  # int8 ships only if no accuracy drops by more than this
+# The check crops written beside the model (vision/model_check.py): real d6 of each face and
+# synthetic dice of every look, so that every head is compared.
+CHECK_PER_FACE = 3
+CHECK_SYNTHETIC = 12
 
 
 def export_onnx(model: torch.nn.Module, path: Path, opset: int = spec.OPSET) -> None:
@@ -433,7 +440,8 @@ def _from_onnx(source: Path, float_path: Path) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m models.export --weights RUN/best.pt``: write the .onnx, check it against
-    torch, try int8, write the card with metrics measured on the shipped file.
+    torch, try int8, write the card with metrics measured on the shipped file, and the check
+    crops with which the appliance makes sure it computes the same (vision/model_check.py).
     ``--onnx FILE`` does the same from an exported model (float, or int8 multiplied back out)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     source = parser.add_mutually_exclusive_group(required=True)
@@ -504,8 +512,16 @@ def main(argv: list[str] | None = None) -> int:
     args.out.with_suffix(".json").write_text(
         json.dumps(described, indent=2) + "\n", encoding="utf-8"
     )
+    check_crops = np.concatenate(
+        [
+            to_bgr(balanced_sample(splits["test"], CHECK_PER_FACE).images),
+            synthetic.images[:CHECK_SYNTHETIC],
+        ]
+    )
+    check = write_check(FaceReader(args.out), check_crops)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) and its card; {made['agreement']}")
     print(f"int8: {metrics['int8']}")
+    print(f"check crops: {check}")
     return 0
 
 

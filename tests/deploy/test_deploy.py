@@ -384,6 +384,11 @@ def test_smoke_test_passes_against_a_running_table(tmp_path: Path) -> None:
     # the simulated tray calibrates itself, with its own camera's field of view
     assert any("calibration: camera " in line and "° across (camera)" in line for line in lines)
     assert any(line.startswith("PASS  configuration") for line in lines)
+    # the die-face model computes here as where it was exported
+    assert any(
+        line.startswith("PASS  die-face model") and "as where it was exported" in line
+        for line in lines
+    ), r.stdout
     assert any("camera" in line for line in lines)  # reported, whatever it found
     assert (tmp_path / "t.db").exists()
 

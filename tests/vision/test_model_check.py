@@ -1,0 +1,101 @@
+"""The die-face model's check crops: the shipped model reads them as recorded, and a model
+that computes otherwise, or a missing or foreign check file, is said so in one line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from device.cli import main as cli
+from vision.errors import BadModelError
+from vision.faces import DEFAULT_MODEL, FaceReader
+from vision.model_check import TOLERANCE, check_path, check_reader, write_check
+
+
+@pytest.fixture(scope="module")
+def reader() -> FaceReader:
+    return FaceReader(DEFAULT_MODEL)
+
+
+@pytest.fixture
+def copy(tmp_path: Path) -> Path:
+    """The shipped model and its card in a folder of their own, without check crops."""
+    for suffix in (".onnx", ".json"):
+        shutil.copyfile(DEFAULT_MODEL.with_suffix(suffix), tmp_path / f"m{suffix}")
+    return tmp_path / "m.onnx"
+
+
+def recorded(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as stored:
+        return {name: stored[name] for name in stored.files}
+
+
+def test_the_shipped_model_reads_its_check_crops_as_recorded(reader: FaceReader) -> None:
+    assert check_path(DEFAULT_MODEL).is_file()
+    result = check_reader(reader)
+    assert result.ok and result.crops >= 24
+    assert result.version == reader.card.version
+    assert result.largest_difference <= TOLERANCE
+    assert "as where it was exported" in result.line()
+    crops = recorded(check_path(DEFAULT_MODEL))["crops"]
+    assert crops.dtype == np.uint8 and crops.shape[1:] == (64, 64, 3)
+
+
+def test_other_answers_are_counted_and_said(reader: FaceReader, copy: Path) -> None:
+    write_check(FaceReader(copy), recorded(check_path(DEFAULT_MODEL))["crops"])
+    stored = recorded(check_path(copy))
+    value = stored["head_value"]
+    value[:3] = np.roll(value[:3], 1, axis=1)  # three crops recorded with another best value
+    np.savez_compressed(check_path(copy), **stored)
+    result = check_reader(FaceReader(copy))
+    assert not result.ok
+    assert result.disagreements == 3
+    assert "differently on this machine" in result.line()
+    assert "3 with another answer" in result.line()
+
+
+@pytest.mark.parametrize(("shift", "ok"), [(TOLERANCE / 2, True), (TOLERANCE * 2, False)])
+def test_probabilities_may_move_within_the_tolerance(copy: Path, shift: float, ok: bool) -> None:
+    reader = FaceReader(copy)
+    crops = recorded(check_path(DEFAULT_MODEL))["crops"]
+    write_check(reader, crops)
+    stored = recorded(check_path(copy))
+    colour = stored["head_colour"]
+    best = colour.argmax(axis=1)
+    colour[0, best[0]] -= shift  # less sure of the same answer
+    colour[0, 1 - best[0]] += shift
+    np.savez_compressed(check_path(copy), **stored)
+    result = check_reader(reader)
+    assert result.disagreements == 0
+    assert result.largest_difference == pytest.approx(shift, abs=1e-6)
+    assert result.ok is ok
+
+
+def test_a_missing_corrupt_or_foreign_check_file_is_one_clear_error(copy: Path) -> None:
+    reader = FaceReader(copy)
+    with pytest.raises(BadModelError, match="check crops are missing"):
+        check_reader(reader)
+    check_path(copy).write_bytes(b"PK\x03\x04 not a zip")
+    with pytest.raises(BadModelError, match="check crops unreadable"):
+        check_reader(reader)
+    crops = recorded(check_path(DEFAULT_MODEL))["crops"]
+    np.savez_compressed(check_path(copy), crops=crops, head_value=np.zeros((len(crops), 6)))
+    with pytest.raises(BadModelError, match="not recorded for"):
+        check_reader(reader)
+
+
+def test_cli_check_model_exit_status(copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli(["check-model"]) == 0
+    assert "as where it was exported" in capsys.readouterr().out
+    assert cli(["check-model", "--model", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "check crops are missing" in err
+    stored = recorded(check_path(DEFAULT_MODEL))
+    stored["head_kind"] = stored["head_kind"][:, ::-1].copy()  # every kind the other way
+    np.savez_compressed(check_path(copy), **stored)
+    assert cli(["check-model", "--model", str(copy)]) == 1
+    out = capsys.readouterr().out
+    assert f"{len(stored['crops'])} with another answer" in out
