@@ -62,14 +62,17 @@ def vision_lines(repeats: int) -> Iterator[str]:
     """The vision section: stages on the standard frame and a Rune55 photo, then settling."""
     from vision.bench import RECOGNISE_TARGET_MS, bench_frame, bench_settle
     from vision.images import load_image
+    from vision.model_check import check_words
     from vision.recognise import default_leaning, default_reader
 
     yield (
         f"vision: one still frame, stage by stage, ms over {repeats} repeats, OpenCV and the "
         f"model on one thread (pin a core: taskset -c 0 yamscope bench)"
     )
+    reader = default_reader()
     yield (
-        f"models: dieface {default_reader().card.version}, cocked {default_leaning().card.version}"
+        f"models: dieface {reader.card.version} ({check_words(reader)}), "
+        f"cocked {default_leaning().card.version}"
     )
     frame, calibration = standard_frame()
     yield from bench_frame(

@@ -49,6 +49,7 @@ from vision.calibration import (
 )
 from vision.errors import VisionError
 from vision.images import load_image
+from vision.model_check import check_words
 from vision.reading import ReadDie, Reading
 from vision.recognise import Recogniser
 
@@ -387,7 +388,11 @@ def evaluate(
         "dataset": str(dataset.root),
         "format": dataset.format,
         "name": dataset.name,
-        "model": {"path": str(recogniser.reader.path), "version": recogniser.reader.card.version},
+        "model": {
+            "path": str(recogniser.reader.path),
+            "version": recogniser.reader.card.version,
+            "check": check_words(recogniser.reader),
+        },
         "detector": str(detector) if detector is not None else "shipped",
         "cocked_model": {
             "path": str(recogniser.leaning.path),
@@ -427,7 +432,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         calibration += f" ({result['calibration_failed']} could not be: read without)"
     lines = [
         f"dataset      {result['dataset']} ({result['format']}, {result['photos']} photos)",
-        f"reading      model dieface {result['model']['version']} ({result['model']['path']}), "
+        f"reading      model dieface {result['model']['version']} ({result['model']['path']}; "
+        f"{result['model']['check']}), "
         f"detector {result['detector']}, cocked-die model {result['cocked_model']['version']}"
         + ("" if result["calibrated"] else " (not asked)")
         + f", kinds {','.join(result['kinds'])}, {calibration}",

@@ -96,3 +96,18 @@ def check_reader(reader: FaceReader, path: Path | None = None) -> CheckResult:
         differs |= want.argmax(axis=1) != have.argmax(axis=1)
         largest = max(largest, float(np.abs(want - have).max(initial=0.0)))
     return CheckResult(reader.path, reader.card.version, len(crops), int(differs.sum()), largest)
+
+
+def check_words(reader: FaceReader) -> str:
+    """A few words for a report's model line (``yamscope evaluate``, ``yamscope bench``), so
+    that numbers measured with a model that computes otherwise on this machine say so."""
+    try:
+        result = check_reader(reader)
+    except BadModelError:
+        return "no check crops"
+    if result.ok:
+        return "computes as where it was exported"
+    return (
+        f"COMPUTES OTHERWISE HERE: {result.disagreements} of {result.crops} check crops "
+        "read differently (yamscope check-model)"
+    )

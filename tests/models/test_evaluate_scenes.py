@@ -225,6 +225,7 @@ def test_evaluate_prints_the_table_and_draws_each_attribute(
     for row in ("detection", "value", "colour", "finish", "whole photos", "flags", "latency"):
         assert row in printed
     assert "precision" in printed and "calibrated on each empty tray" in printed
+    assert "computes as where it was exported" in printed  # the shipped model's check crops
     assert re.search(
         r"^(red|white) (frosted|transparent) +value [\d.]+% of \d+ flat dice", printed, re.M
     )
@@ -246,6 +247,7 @@ def test_evaluate_json_on_rune55_photos(
     assert set(result["attributes"]) <= {"value"}
     assert result["by_look"] == {}  # a YOLO label says no colour or finish
     assert result["sizes"] == {"640x640": 2}
+    assert result["model"]["check"] == "computes as where it was exported"
     assert [Path(p).name for p in result["confusions"]] == (
         ["value.png"] if result["attributes"] else []
     )

@@ -12,7 +12,7 @@ import pytest
 from device.cli import main as cli
 from vision.errors import BadModelError
 from vision.faces import DEFAULT_MODEL, FaceReader
-from vision.model_check import TOLERANCE, check_path, check_reader, write_check
+from vision.model_check import TOLERANCE, check_path, check_reader, check_words, write_check
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +99,15 @@ def test_cli_check_model_exit_status(copy: Path, capsys: pytest.CaptureFixture[s
     assert cli(["check-model", "--model", str(copy)]) == 1
     out = capsys.readouterr().out
     assert f"{len(stored['crops'])} with another answer" in out
+
+
+def test_report_words_say_whether_the_numbers_can_be_trusted(
+    reader: FaceReader, copy: Path
+) -> None:
+    assert check_words(reader) == "computes as where it was exported"
+    assert check_words(FaceReader(copy)) == "no check crops"
+    stored = recorded(check_path(DEFAULT_MODEL))
+    stored["head_kind"] = stored["head_kind"][:, ::-1].copy()
+    np.savez_compressed(check_path(copy), **stored)
+    words = check_words(FaceReader(copy))
+    assert words.startswith("COMPUTES OTHERWISE HERE") and "yamscope check-model" in words
