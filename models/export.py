@@ -424,6 +424,13 @@ def _from_onnx(source: Path, float_path: Path) -> dict[str, Any]:
     said of its training: the weights are the same, only their number format changes."""
     old = json.loads(source.with_suffix(".json").read_text(encoding="utf-8"))
     dequantise(source, float_path)
+    how = (
+        "its float weights were not kept, so they were multiplied out of the int8 file "
+        "(models.export.dequantise)"
+        if old["weights"].startswith("int8")
+        else "exported again from its float ONNX file"
+    )
+    earlier = old["export"].get("exported_again_from")
     return {
         "parameters": old["parameters"],
         "agreement": old["export"]["max_abs_logit_difference_torch_vs_onnxruntime"],
@@ -431,9 +438,9 @@ def _from_onnx(source: Path, float_path: Path) -> dict[str, Any]:
         "export_command": f"python -m models.export --onnx {source}",
         "train_command": old["metrics"]["reproduce"]["train"],
         "exported_again_from": (
-            f"dieface {old['version']}, {old['weights']}: its float weights were not kept, so "
-            "they were multiplied out of the int8 file (models.export.dequantise); the "
-            "torch/onnxruntime agreement above is that of its first export"
+            f"dieface {old['version']}, {old['weights']}: {how}; the torch/onnxruntime "
+            "agreement above is that of its first export"
+            + (f" (before that: {earlier})" if earlier else "")
         ),
     }
 

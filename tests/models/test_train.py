@@ -216,6 +216,35 @@ def test_the_shipped_model_reads_alike_on_every_cpu() -> None:
     assert all(w.min() >= -64 and w.max() <= 64 for w in weights)
 
 
+def test_an_exported_model_is_exported_again_with_what_its_card_said(tmp_path: Path) -> None:
+    torch.manual_seed(2)
+    export_onnx(DieFaceNet().eval(), tmp_path / "f.onnx")
+    crops = np.random.default_rng(2).integers(0, 256, (16, 64, 64, 3), dtype=np.uint8)
+    shipped = tmp_path / "shipped.onnx"
+    export.quantise(tmp_path / "f.onnx", shipped, crops)
+    old = {
+        "version": "9.9.0",
+        "weights": "int8 (static QDQ quantisation)",
+        "parameters": 123,
+        "training": {"epochs": 3},
+        "export": {"max_abs_logit_difference_torch_vs_onnxruntime": {"random_16": 1e-6}},
+        "metrics": {"reproduce": {"train": ["yamscope train --out somewhere"]}},
+    }
+    shipped.with_suffix(".json").write_text(json.dumps(old), encoding="utf-8")
+    made = export._from_onnx(shipped, tmp_path / "again.onnx")
+    assert _int8_weights(tmp_path / "again.onnx") == []
+    assert made["training"] == {"epochs": 3} and made["parameters"] == 123
+    assert made["train_command"] == ["yamscope train --out somewhere"]
+    assert made["export_command"] == f"python -m models.export --onnx {shipped}"
+    assert "multiplied out of the int8 file" in made["exported_again_from"]
+    # once more, from the float copy: its history is kept
+    old |= {"weights": "float32", "export": old["export"] | {"exported_again_from": "FIRST"}}
+    (tmp_path / "again.json").write_text(json.dumps(old), encoding="utf-8")
+    made = export._from_onnx(tmp_path / "again.onnx", tmp_path / "third.onnx")
+    assert "exported again from its float ONNX file" in made["exported_again_from"]
+    assert made["exported_again_from"].endswith("(before that: FIRST)")
+
+
 def test_a_float_model_dequantises_to_itself(tmp_path: Path) -> None:
     torch.manual_seed(1)
     model = DieFaceNet().eval()
