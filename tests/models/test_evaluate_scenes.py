@@ -13,7 +13,7 @@ import pytest
 
 from device.cli import main
 from models.datasets import DatasetError, TrueDie, open_dataset
-from models.evaluate_scenes import Tally, evaluate, match
+from models.evaluate_scenes import Tally, evaluate, match, silent_line
 from models.photos import default_root
 from models.synth.dataset import write_dataset
 from vision.reading import ReadDie, Reading
@@ -139,6 +139,25 @@ def test_silent_errors_are_told_apart_by_cause() -> None:
         "cocked die": 1,
     }
     assert sum(causes.values()) == tally.silent_errors == 4
+    assert tally.summary()["flags"]["silent_part_of_a_die_value_right"] == 1
+
+
+def test_boxes_on_part_of_a_die_count_whether_they_read_its_value() -> None:
+    tally = Tally()
+    tally.add(
+        [truth((0, 0, 40, 40), 5), truth((100, 0, 140, 40), 6)],
+        reading(
+            read((0, 0, 15, 40), 5),  # on part of the 5, read 5
+            read((100, 0, 115, 40), 3),  # on part of the 6, read 3
+            read((0, 0, 40, 40), 5),  # the 5 itself: matched, not a silent error
+        ),
+    )
+    flags = tally.summary()["flags"]
+    assert flags["silent_by_cause"]["part of a die"] == 2
+    assert flags["silent_part_of_a_die_value_right"] == 1
+    assert silent_line(flags).startswith(
+        "silent       part of a die 2 (1 of them with its value right); no die 0; value 0"
+    )
 
 
 def test_flat_dice_are_told_apart_by_colour_and_finish_where_labelled() -> None:
