@@ -22,6 +22,8 @@ from device.config import CameraSource, Config, ConfigError, Server, parse_camer
 from device.table import TableSession
 from vision.errors import VisionError
 
+log = logging.getLogger(__name__)
+
 CALIBRATION_FILE = "calibration.json"
 
 
@@ -75,10 +77,13 @@ def start_tray(session: TableSession, config: Config, source: CameraSource, data
         calibration, told = calibrate_tray(tray, np.random.default_rng(0)), "camera"
     runner = CameraRunner(frames, watchdog_seconds=config.camera.watchdog_seconds)
     lock = config.camera.lock_exposure_after_calibration
+    recogniser = Recogniser(calibration)
+    if recogniser.check_model() is not None:
+        log.warning("every die will be flagged unsure: %s", recogniser.distrust)
     watcher = TrayWatcher(
         session,
         runner,
-        Recogniser(calibration),
+        recogniser,
         snapshots=config.storage.snapshots,
         lock_exposure=calibration is not None and lock,
         lock_after_calibrating=lock,

@@ -92,7 +92,8 @@ class TrayWatcher:
         self._live_at = 0.0
         self._watched_at = 0.0
         self._overlay: Reading | None = None
-        self._message: str | None = None
+        # the reader's reason to flag every die, else what went wrong with the last throw
+        self._message: str | None = recogniser.distrust
         self._reading_ms: float | None = None
         self._published: tuple[Any, ...] | None = None
         self._stop = threading.Event()
@@ -202,7 +203,7 @@ class TrayWatcher:
             if i not in kept
         ]
         with self._lock:
-            self._message = None
+            self._message = self.recogniser.distrust
         throw(specs)
 
     # -- the thread -----------------------------------------------------------------------
@@ -247,7 +248,7 @@ class TrayWatcher:
         except RulesError as exc:
             self._say(str(exc))
             return
-        self._say(None)
+        self._say(self.recogniser.distrust)
 
     def _lock_exposure(self) -> None:
         """Once the calibrated tray stands still (the camera's automatic exposure has

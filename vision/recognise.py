@@ -18,7 +18,7 @@ page can ask the player, instead of being dropped or silently guessed.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,6 +34,7 @@ from vision.errors import BadModelError
 from vision.faces import DEFAULT_MODEL, FaceReader, Guess
 from vision.felt import FeltModel
 from vision.images import check_frame
+from vision.model_check import check_reader
 from vision.perspective import top_face_box
 from vision.pips import count_pips
 from vision.reading import Flag, Kind, ReadDie, Reading, reading_order
@@ -305,9 +306,24 @@ class Recogniser:
         self.calibration = calibration
         self.coloured = coloured
         self.kinds = kinds
+        # why every die is flagged unsure (see check_model); None: read as usual
+        self.distrust: str | None = None
+
+    def check_model(self) -> str | None:
+        """Read the die-face model's check crops (vision/model_check.py), as the appliance
+        does once at start-up. Where the model computes otherwise, or its check crops are
+        missing, every die from then on is flagged ``unsure`` and the reason kept in
+        ``distrust``: a wrong reading costs a player points, a flagged one a tap."""
+        try:
+            result = check_reader(self.reader)
+        except BadModelError as exc:
+            self.distrust = str(exc)
+        else:
+            self.distrust = None if result.ok else result.line()
+        return self.distrust
 
     def __call__(self, frame: np.ndarray) -> Reading:
-        return recognise(
+        reading = recognise(
             frame,
             self.calibration,
             self.reader,
@@ -316,3 +332,10 @@ class Recogniser:
             self.finder,
             self.leaning,
         )
+        if self.distrust is None:
+            return reading
+        unsure = tuple(
+            d if "unsure" in d.flags else replace(d, flags=(*d.flags, "unsure"))
+            for d in reading.dice
+        )
+        return replace(reading, dice=unsure)

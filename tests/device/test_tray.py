@@ -34,6 +34,7 @@ class TruthReader:
         self.drop = 0
         self.frames: list[np.ndarray] = []
         self.calibration = None
+        self.distrust: str | None = None  # as Recogniser.check_model leaves it
         self.reader = FaceReader()  # the crops for corrections are cut by the model's rule
         self.finder = load_finder()  # calibrating says what the real detector sees
 
@@ -104,6 +105,26 @@ def test_a_reading_with_a_die_missing_is_reported_not_recorded(table) -> None:  
     assert session.state()["camera"]["message"] == watcher.status()["message"]
     assert session.game.throw_no == 0
     assert session.store.throws(session.game_id) == []
+
+
+def test_a_reader_that_distrusts_its_model_says_why_after_every_throw(tmp_path: Path) -> None:
+    session = TableSession(Store(tmp_path / "t.db"), cache_dir=tmp_path, advice=False)
+    source = SimulatedSource(size=(320, 240), lores_size=(160, 120), seed=5, realtime=False)
+    reader = TruthReader(source)
+    reader.distrust = "die-face model 9.9: reads its 30 check crops differently on this machine"
+    watcher = TrayWatcher(session, CameraRunner(source, watchdog_seconds=5), reader)  # type: ignore[arg-type]
+    session.watcher = watcher
+    assert watcher.status()["message"] == reader.distrust  # from the start
+    watcher.start()
+    try:
+        wait_for(lambda: watcher.detector.state == "idle", "the camera to show the still tray")
+        session.new_game("yams", None, ["Ana"])
+        session.simulated_throw()
+        wait_for(lambda: session.game.throw_no == 1, "the throw, recorded all the same")
+        assert session.state()["camera"]["message"] == reader.distrust  # and after it
+    finally:
+        watcher.stop()
+        session.close()
 
 
 def test_the_live_picture_is_made_only_while_someone_watches(table) -> None:  # type: ignore[no-untyped-def]

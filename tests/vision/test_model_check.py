@@ -111,3 +111,30 @@ def test_report_words_say_whether_the_numbers_can_be_trusted(
     np.savez_compressed(check_path(copy), **stored)
     words = check_words(FaceReader(copy))
     assert words.startswith("COMPUTES OTHERWISE HERE") and "yamscope check-model" in words
+
+
+def test_a_reader_whose_model_computes_otherwise_flags_every_die(copy: Path) -> None:
+    from drawn_dice import draw_die, felt
+
+    from vision.calibration import calibrate
+    from vision.recognise import Recogniser
+
+    image = felt(seed=12)
+    calibration = calibrate(image.copy())
+    for i, value in enumerate((2, 5, 6)):
+        draw_die(image, value, 30 + 90 * i, 90)
+    trusted = Recogniser(calibration, kinds=("d6",))
+    assert trusted.check_model() is None and trusted.distrust is None
+    plain = trusted(image)
+    assert len(plain.dice) == 3
+
+    distrusted = Recogniser(calibration, model=copy, kinds=("d6",))
+    assert "check crops are missing" in (distrusted.check_model() or "")
+    stored = recorded(check_path(DEFAULT_MODEL))
+    stored["head_value"] = stored["head_value"][:, ::-1].copy()
+    np.savez_compressed(check_path(copy), **stored)
+    assert "differently on this machine" in (distrusted.check_model() or "")
+    flagged = distrusted(image)
+    assert [d.value for d in flagged.dice] == [d.value for d in plain.dice]  # read as before
+    assert all(d.flags == (*(f for f in p.flags if f != "unsure"), "unsure")
+               for d, p in zip(flagged.dice, plain.dice, strict=True))  # fmt: skip
