@@ -360,8 +360,8 @@ def test_language_toggle_and_announced_throw(driver: Any, server: Server) -> Non
     assert server.state()["game"]["announced"] == "Q"
 
 
-def replay_photos(folder: Path, calibration: Path) -> list[list[int]]:
-    """Three photos of five d6 thrown on one drawn tray, and the values in each: the
+def replay_photos(folder: Path, calibration: Path, dice: int = 5) -> list[list[int]]:
+    """Three photos of ``dice`` d6 thrown on one drawn tray, and the values in each: the
     recording a replay camera plays; and the table's calibration on its empty tray, where
     ``yamscope calibrate`` writes it. The photos are read right by the shipped pipeline (its
     accuracy over many photos is ``yamscope evaluate``'s business, not this test's)."""
@@ -379,7 +379,7 @@ def replay_photos(folder: Path, calibration: Path) -> list[list[int]]:
     save(calibrate_tray(tray, np.random.default_rng(1)), calibration)
     values = []
     for i in range(3):
-        specs = random_specs(rng, 5, kinds=("d6",))
+        specs = random_specs(rng, dice, kinds=("d6",))
         scene = render(tray, specs, place(rng, specs, tray), rng)
         cv2.imwrite(str(folder / f"throw-{i}.png"), scene.image)
         values.append(sorted(s.value for s in specs))
@@ -413,6 +413,24 @@ def test_replay_camera_reads_the_throws_into_the_page(driver: Any, tmp_path: Pat
         wait(driver, lambda d: cell(d, box) != "", "the page after a reload")
         assert text(driver, "#sheet") == sheet
         assert server.state()["game"]["sheets"][0]
+    finally:
+        server.kill(signal.SIGTERM)
+
+
+def test_what_the_camera_has_to_say_is_the_banner(driver: Any, tmp_path: Path) -> None:
+    # four dice where Yam's throws five: the reader's message, as a distrusted model's
+    # reason is shown (device/tray.py), comes to the page's banner and nothing is recorded
+    replay_photos(tmp_path / "replay", tmp_path / "data" / "calibration.json", dice=4)
+    server = Server(tmp_path, camera=f"replay:{tmp_path / 'replay'}")
+    server.start()
+    try:
+        viewport(driver, 800, 480)
+        driver.get(server.url)
+        start_game(driver, "yams", ["Anne"])
+        wait(driver, lambda d: "4 dice read on the tray, 5 expected" in text(d, "#banner"),
+             "the camera's message in the banner")  # fmt: skip
+        assert "error" in read(driver, "return document.querySelector('#banner').className")
+        assert server.state()["game"]["throw"] == 0
     finally:
         server.kill(signal.SIGTERM)
 
