@@ -558,6 +558,9 @@ def cmd_recognise(args: argparse.Namespace) -> int:
         recogniser = Recogniser(calibration, kinds=kinds)
     except VisionError as exc:
         raise UsageError(str(exc)) from None
+    if recogniser.check_model() is not None:  # read all the same, every die flagged
+        why = recogniser.distrust
+        print(f"yamscope: warning: every die flagged unsure: {why}", file=sys.stderr)
     failed = 0
     for name in args.images:
         try:

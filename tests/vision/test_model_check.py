@@ -138,3 +138,31 @@ def test_a_reader_whose_model_computes_otherwise_flags_every_die(copy: Path) -> 
     assert [d.value for d in flagged.dice] == [d.value for d in plain.dice]  # read as before
     assert all(d.flags == (*(f for f in p.flags if f != "unsure"), "unsure")
                for d, p in zip(flagged.dice, plain.dice, strict=True))  # fmt: skip
+
+
+def test_cli_recognise_flags_every_die_when_the_model_computes_otherwise(
+    tmp_path: Path, copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    import cv2
+    from drawn_dice import draw_die, felt
+
+    import vision.recognise as recognise_module
+
+    stored = recorded(check_path(DEFAULT_MODEL))
+    stored["head_value"] = stored["head_value"][:, ::-1].copy()
+    np.savez_compressed(check_path(copy), **stored)  # check crops this model now fails
+    real = recognise_module.check_reader
+    monkeypatch.setattr(recognise_module, "check_reader", lambda r: real(r, check_path(copy)))
+    image = felt(seed=2)
+    for i, value in enumerate((3, 5)):
+        draw_die(image, value, 30 + 90 * i, 90)
+    photo = tmp_path / "two.png"
+    cv2.imwrite(str(photo), image)
+    assert cli(["recognise", "--json", "--kind", "d6", str(photo)]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("yamscope: warning: every die flagged unsure: die-face model")
+    assert err.count("\n") == 1
+    dice = json.loads(out)["dice"]
+    assert len(dice) == 2 and all("unsure" in d["flags"] for d in dice)
