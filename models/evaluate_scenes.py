@@ -129,16 +129,11 @@ def scored(truth: TrueDie) -> tuple[str, ...]:
 
 
 def overlapped(box: Box, truth: Sequence[TrueDie]) -> TrueDie | None:
-    """The labelled die a box matching none covers part of (the one it overlaps most, at
-    IoU ``PART_IOU`` or more), else None."""
+    """Why a read die that matches no label is wrong: the labelled die it covers part of
+    (often its top face, where the label spans the sides too; the one it overlaps most, at
+    IoU ``PART_IOU`` or more), else None: it covers no die at all."""
     best = max(truth, key=lambda t: iou(box, t.box), default=None)
     return best if best is not None and iou(box, best.box) >= PART_IOU else None
-
-
-def made_up(box: Box, truth: Sequence[TrueDie]) -> str:
-    """Why a read die that matches no label is wrong: it covers part of a labelled die (often
-    its top face, where the label spans the sides too), or no die at all."""
-    return "part of a die" if overlapped(box, truth) is not None else "no die"
 
 
 def misread(truth: TrueDie, read: ReadDie) -> str:
@@ -195,7 +190,8 @@ class Tally:
         self.matched += len(pairs)
         right_photo = len(pairs) == len(truth) == len(reading.dice)
         deserved = [True] * len(reading.dice)  # a die made up deserves its flag
-        causes = [made_up(die.box, truth) for die in reading.dice]
+        under = [overlapped(die.box, truth) for die in reading.dice]
+        causes = ["no die" if part is None else "part of a die" for part in under]
         for i, j in pairs:
             ok = self._compare(truth[i], reading.dice[j])
             deserved[j] = truth[i].cocked or not ok
@@ -203,15 +199,14 @@ class Tally:
             flagged = reading.dice[j].flagged
             right_photo &= flagged if truth[i].cocked else ok and not flagged
             self._count_look(truth[i], reading.dice[j], ok)
-        for die, due, cause in zip(reading.dice, deserved, causes, strict=True):
+        for die, due, cause, part in zip(reading.dice, deserved, causes, under, strict=True):
             self.flagged += die.flagged
             self.deserved_flags += die.flagged and due
             silent = due and not die.flagged
             self.silent_errors += silent
             self.silent_causes[cause] += silent
-            if silent and cause == "part of a die":
-                under = overlapped(die.box, truth)
-                self.part_value_right += under is not None and under.value == die.value
+            if silent and cause == "part of a die" and part is not None:
+                self.part_value_right += part.value == die.value
             self.by_flag.update(die.flags)
         self.entirely_right += right_photo
         self._count_cocked(truth, reading.dice, pairs)
