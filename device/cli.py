@@ -406,6 +406,18 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.rune55_repeats < 1:
         raise UsageError(f"--rune55-repeats is a count, 1 or more; not {args.rune55_repeats}")
     cfg.rune55_repeats = args.rune55_repeats
+    if args.teacher:
+        from models.distil import from_onnx
+
+        try:
+            from_onnx(Path(args.teacher))
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--teacher: {exc}") from None
+        cfg.teacher = args.teacher
+    if args.widths is not None:
+        if any(w < 1 for w in args.widths):
+            raise UsageError(f"--widths are channel counts, 1 or more; not {args.widths}")
+        cfg.widths = tuple(args.widths)
     common = {"resume": args.resume, "progress": not args.quiet, "workers": args.workers}
     if args.from_corrections:
         if not args.weights:
@@ -839,6 +851,20 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="Rune55's train crops appear N times in each epoch (each augmented anew; default 1)",
+    )
+    trn.add_argument(
+        "--widths",
+        type=int,
+        nargs=4,
+        metavar="W",
+        help="the net's four channel widths (default 16 32 64 128; fewer: faster, see "
+        "models/distil.py)",
+    )
+    trn.add_argument(
+        "--teacher",
+        metavar="ONNX",
+        help="a float die-face model that teaches: the net starts from its strongest filters "
+        "(unless --weights) and learns its probabilities beside the labels",
     )
     trn.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU")
     trn.add_argument(

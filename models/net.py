@@ -35,7 +35,9 @@ class DieFaceNet(nn.Module):
     full-resolution layers would cost most of the compute (training runs on two CPU cores).
     """
 
-    def __init__(self, widths: tuple[int, int, int, int] = (16, 32, 64, 128)):
+    WIDTHS = (16, 32, 64, 128)  # the channels of the four widths; 2.x shipped these
+
+    def __init__(self, widths: tuple[int, int, int, int] = WIDTHS):
         super().__init__()
         a, b, c, d = widths
         self.features = nn.Sequential(
@@ -51,6 +53,14 @@ class DieFaceNet(nn.Module):
         )
         self.dropout = nn.Dropout(0.2)
         self.heads = nn.ModuleDict({name: nn.Linear(d, len(c)) for name, c in HEADS.items()})
+
+    @staticmethod
+    def widths_of(state: dict[str, torch.Tensor]) -> tuple[int, int, int, int]:
+        """The widths of a net whose weights are ``state`` (its convs' output channels)."""
+        a, b, c, _, d, _ = (
+            int(v.shape[0]) for k, v in state.items() if k.startswith("features.") and v.ndim == 4
+        )
+        return a, b, c, d
 
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
         pooled = self.dropout(self.features(x).mean(dim=(2, 3)))

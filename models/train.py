@@ -30,7 +30,7 @@ import torch.nn.functional as F
 from torch import nn
 from tqdm import tqdm
 
-from models import spec, synth_crops
+from models import distil, spec, synth_crops
 from models.net import DieFaceNet, normalise, to_bgr
 from models.scene_crops import describe_folders, folders_crops
 from models.spec import MEAN, STD
@@ -70,6 +70,11 @@ class TrainConfig:
     # seen by a camera as wide as a Pi camera module's (synth_crops.overhead_crops)
     wide_share: float = 0.0
     rune55_repeats: int = 1  # Rune55's train crops appear this many times in each epoch
+    widths: tuple[int, int, int, int] = DieFaceNet.WIDTHS  # the net's channels (models/net.py)
+    # a float die-face ONNX file that teaches (models/distil.py): with no --weights the net
+    # starts from its strongest filters, and learns its probabilities beside the labels
+    teacher: str = ""
+    temperature: float = 2.0  # the softening of the teacher's and the student's logits
 
 
 def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
@@ -167,12 +172,20 @@ def train_step(
     labels: dict[str, torch.Tensor],
     generator: torch.Generator,
     cfg: TrainConfig,
+    teacher: nn.Module | None = None,
 ) -> float:
-    """One optimiser step on an augmented batch; returns the summed loss of the heads."""
+    """One optimiser step on an augmented batch; returns the summed loss of the heads (and
+    of the teacher's probabilities, when one teaches)."""
     model.train()
     x, recoloured = augment(images, labels["kind"] == 0, generator, cfg)
     labels = labels | {"colour": torch.where(recoloured, UNKNOWN, labels["colour"])}
-    losses = head_losses(model((x - MEAN) / STD), labels, cfg.label_smoothing)
+    x = (x - MEAN) / STD
+    outputs = model(x)
+    losses = head_losses(outputs, labels, cfg.label_smoothing)
+    if teacher is not None:
+        with torch.no_grad():
+            taught = teacher(x)
+        losses["teacher"] = distil.distillation_loss(outputs, taught, cfg.temperature)
     loss = torch.stack(list(losses.values())).sum()
     optimiser.zero_grad(set_to_none=True)
     loss.backward()
@@ -276,10 +289,11 @@ def _from_grey(state: dict[str, torch.Tensor], model: DieFaceNet) -> dict[str, t
 
 
 def load_model(path: Path) -> DieFaceNet:
-    """A DieFaceNet with the weights of ``best.pt`` or an epoch checkpoint, in eval mode; a
-    1.x checkpoint (grey, six values) is carried over by :func:`_from_grey`."""
+    """A DieFaceNet with the weights of ``best.pt`` or an epoch checkpoint, in eval mode,
+    its widths those of the weights; a 1.x checkpoint (grey, six values) is carried over by
+    :func:`_from_grey`."""
     state = torch.load(path, map_location="cpu", weights_only=False)
-    model = DieFaceNet()
+    model = DieFaceNet(DieFaceNet.widths_of(state["model"]))
     model.load_state_dict(_from_grey(state["model"], model))
     return model.eval()
 
@@ -309,7 +323,13 @@ def fit(
     torch.manual_seed(cfg.seed)
     out.mkdir(parents=True, exist_ok=True)
     pick = list(pick or valid)
-    model = load_model(weights) if weights is not None else DieFaceNet()
+    teacher = distil.from_onnx(Path(cfg.teacher)).to(device) if cfg.teacher else None
+    if weights is not None:
+        model = load_model(weights)
+    elif teacher is not None:
+        model = distil.slimmed(teacher, cfg.widths)
+    else:
+        model = DieFaceNet(cfg.widths)
     model = model.to(device=device, memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     per_epoch = min(len(train), cfg.epoch_crops or len(train))
@@ -344,7 +364,7 @@ def fit(
         total_loss = 0.0
         for index in bar:
             batch = {k: v[index] for k, v in labels.items()}
-            loss = train_step(model, optimiser, images[index], batch, generator, cfg)
+            loss = train_step(model, optimiser, images[index], batch, generator, cfg, teacher)
             scheduler.step()
             total_loss += loss * len(index)
             bar.set_postfix(loss=f"{loss:.3f}")

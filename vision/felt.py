@@ -70,13 +70,21 @@ class FeltModel:
         """Standard deviation of L, a and b."""
         return tuple(float(np.sqrt(v)) for v in np.diag(self.covariance))
 
-    def distance(self, lab: np.ndarray) -> np.ndarray:
+    def light_for(self, shape: tuple[int, ...]) -> np.ndarray | None:
+        """The light map stretched over a frame of ``shape`` (None: even light)."""
+        if self.light is None:
+            return None
+        return cv2.resize(self.light, shape[1::-1], interpolation=cv2.INTER_LINEAR)
+
+    def distance(self, lab: np.ndarray, light: np.ndarray | None = None) -> np.ndarray:
         """How many standard deviations each pixel is from the felt (float32, frame shape),
-        a shadow counting only by its change of chroma, a near-black pixel always far."""
+        a shadow counting only by its change of chroma, a near-black pixel always far.
+        ``light``: the light map as :meth:`light_for` stretched it over the whole frame, cut
+        to where ``lab`` is a window of it (default: stretched over ``lab``)."""
         mean = np.asarray(self.mean, np.float32)
-        light = np.float32(1)
-        if self.light is not None:
-            light = cv2.resize(self.light, lab.shape[1::-1], interpolation=cv2.INTER_LINEAR)
+        if light is None:
+            light = self.light_for(lab.shape)
+        light = np.float32(1) if light is None else light
         ref_l = (mean[0] + 16) * light
         shade = np.minimum((lab[..., 0] + 16) / ref_l, 1.0)
         d_l = lab[..., 0] + 16 - ref_l * shade  # zero for darker pixels

@@ -91,3 +91,37 @@ def test_without_calibration_dice_on_a_plain_background_are_found() -> None:
     assert len(found.blobs) == 4
     assert found.labels.shape == image.shape[:2]
     assert set(np.unique(found.labels)) == {0, 1, 2, 3, 4}
+
+
+def test_a_calibrated_felt_is_compared_inside_the_boxes_alone_and_alike() -> None:
+    """With a calibration's felt only the dice's boxes are converted and measured: pixel by
+    pixel what the whole working copy would give, nothing outside them."""
+    from models.synth import random_scene
+    from vision.felt import FeltModel, to_lab
+    from vision.segment import FELT_DISTANCE, boxes_lab, clip_box
+
+    rng = np.random.default_rng(7)
+    scene = random_scene(rng, (640, 480), kinds=("d10",))
+    small = cv2.resize(scene.image, (400, 300), interpolation=cv2.INTER_AREA)
+    whole = to_lab(small)
+    felt_model = FeltModel.fit(whole)
+    assert felt_model.light is not None  # the light map is cut to each window too
+    scale = 400 / 640
+    windows = [clip_box(d.box, scale, (640, 480), (400, 300))[1] for d in scene.dice]
+    lab, unlike = boxes_lab(small, windows, felt_model)
+    expected = felt_model.distance(whole) > FELT_DISTANCE
+    inside = np.zeros(unlike.shape, bool)
+    for window in windows:
+        inside[window] = True
+        np.testing.assert_array_equal(lab[window], whole[window])
+        np.testing.assert_array_equal(unlike[window], expected[window])
+    assert 0 < inside.mean() < 0.5 and unlike[inside].any()
+    assert not unlike[~inside].any() and not lab[~inside].any()
+
+
+def test_a_box_outside_the_frame_has_no_window() -> None:
+    from vision.segment import clip_box
+
+    assert clip_box((-30.0, 10.0, -5.0, 40.0), 0.5, (640, 480), (320, 240)) is None
+    frame_box, window = clip_box((630.2, 470.5, 700.0, 500.0), 0.5, (640, 480), (320, 240))
+    assert frame_box == (630, 470, 640, 480) and window == np.s_[235:240, 315:320]

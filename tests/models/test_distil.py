@@ -1,0 +1,175 @@
+"""A narrower die-face net taught by a float ONNX model: the teacher read back from ONNX
+computes what onnxruntime computes, the slimmed start keeps the strongest filters, the
+distillation term teaches, and `yamscope train --teacher --widths` refuses bad input.
+
+Needs the `train` extra, as tests/models/test_train.py (fails, not skips, without it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+try:
+    import torch
+except ImportError as exc:  # a clear failure, not a skip: CI must install the train extra
+    raise ImportError("tests/models/test_distil.py needs: pip install -e '.[dev,train]'") from exc
+
+from device.cli import main as cli
+from models import spec, synth_crops
+from models.distil import distillation_loss, from_onnx, slimmed
+from models.export import export_onnx
+from models.net import DieFaceNet, normalise
+from models.train import TrainConfig, fit, load_model, train_step
+from vision.faces import DEFAULT_MODEL
+from vision.model_check import check_path
+
+SLIM = (8, 12, 16, 24)
+
+
+def _onnx_logits(path: Path, x: torch.Tensor) -> list[np.ndarray]:
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(list(spec.HEADS), {"crops": x.numpy()})
+
+
+def _trained_teacher(tmp_path: Path) -> Path:
+    """A full-width net with batch norms that are not the identity, exported to ONNX."""
+    torch.manual_seed(0)
+    model = DieFaceNet()
+    model.train()
+    with torch.no_grad():
+        for _ in range(3):  # running statistics away from 0 and 1
+            model(torch.randn(16, 3, 64, 64) * 2 + 0.5)
+        for module in model.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.weight.uniform_(0.5, 1.5)
+                module.bias.uniform_(-0.2, 0.2)
+    path = tmp_path / "teacher.onnx"
+    export_onnx(model.eval(), path)
+    return path
+
+
+def test_the_teacher_read_back_computes_what_onnxruntime_does(tmp_path: Path) -> None:
+    path = _trained_teacher(tmp_path)
+    x = torch.randn(6, 3, 64, 64)
+    with torch.no_grad():
+        back = from_onnx(path)(x)
+    for ours, theirs in zip(back, _onnx_logits(path, x), strict=True):
+        np.testing.assert_allclose(ours.numpy(), theirs, atol=1e-4)
+
+
+def test_the_shipped_model_teaches_as_it_reads() -> None:
+    crops = np.load(check_path(DEFAULT_MODEL))["crops"]
+    x = normalise(crops)
+    with torch.no_grad():
+        back = from_onnx(DEFAULT_MODEL)(x)
+    for ours, theirs in zip(back, _onnx_logits(DEFAULT_MODEL, x), strict=True):
+        assert np.array_equal(ours.numpy().argmax(1), theirs.argmax(1))
+        np.testing.assert_allclose(ours.numpy(), theirs, atol=1e-3)
+
+
+@pytest.mark.parametrize("name", ["not-onnx", "detector"])
+def test_a_file_that_is_not_a_die_face_model_cannot_teach(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "x.onnx"
+    if name == "not-onnx":
+        path.write_bytes(b"not a model")
+    else:
+        path = DEFAULT_MODEL.parent / "dicefind.onnx"
+    with pytest.raises(ValueError, match="not a"):
+        from_onnx(path)
+
+
+def test_slimming_to_the_same_widths_changes_nothing(tmp_path: Path) -> None:
+    teacher = from_onnx(_trained_teacher(tmp_path))
+    student = slimmed(teacher, DieFaceNet.WIDTHS).eval()
+    x = torch.randn(4, 3, 64, 64)
+    with torch.no_grad():
+        for a, b in zip(student(x), teacher(x), strict=True):
+            torch.testing.assert_close(a, b)
+
+
+def test_slimming_keeps_the_strongest_filters_and_their_inputs() -> None:
+    torch.manual_seed(1)
+    teacher = DieFaceNet().eval()
+    first, second = teacher.features[0], teacher.features[3]
+    with torch.no_grad():
+        first.weight.mul_(0.01)
+        strong = [3, 7, 11, 2, 9, 0, 14, 5]  # out of order: kept in the teacher's order
+        first.weight[strong] *= 1000
+    student = slimmed(teacher, SLIM)
+    assert DieFaceNet.widths_of(student.state_dict()) == SLIM
+    kept = sorted(strong)
+    torch.testing.assert_close(student.features[0].weight, first.weight[kept])
+    # the second conv reads only the kept channels of the first
+    chosen = student.features[3].weight
+    assert chosen.shape == (SLIM[1], SLIM[0], 3, 3)
+    rows = [r for r in range(second.out_channels) if torch.equal(second.weight[r, kept], chosen[0])]
+    assert len(rows) == 1
+
+
+def test_the_distillation_term_is_zero_only_when_the_student_agrees() -> None:
+    torch.manual_seed(0)
+    teacher = tuple(torch.randn(5, len(c)) for c in spec.HEADS.values())
+    assert float(distillation_loss(teacher, teacher, 2.0)) == pytest.approx(0.0, abs=1e-6)
+    other = tuple(t + torch.randn_like(t) for t in teacher)
+    assert float(distillation_loss(other, teacher, 2.0)) > 0.01
+
+
+def test_a_taught_step_moves_the_student_towards_the_teacher(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    teacher = from_onnx(DEFAULT_MODEL)
+    crops = np.load(check_path(DEFAULT_MODEL))["crops"]
+    images = torch.as_tensor(crops)
+    unknown = torch.full((len(crops),), -1)  # no labels: the teacher alone teaches
+    labels = {name: unknown for name in spec.HEADS}
+    student = slimmed(teacher, SLIM)
+    optimiser = torch.optim.SGD(student.parameters(), lr=0.02)
+    cfg = TrainConfig(max_scale=0.0, max_shift=0.0, blur=0.0, grey=0.0, swap=0.0)
+    losses = [
+        train_step(
+            student, optimiser, images, labels, torch.Generator().manual_seed(0), cfg, teacher
+        )
+        for _ in range(6)
+    ]
+    assert losses[-1] < losses[0]
+
+
+def test_fit_with_a_teacher_saves_a_slim_net_that_loads(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (24, 64, 64, 3), dtype=np.uint8)
+    labels = {name: rng.integers(0, len(c), 24) for name, c in spec.HEADS.items()}
+    crops = synth_crops.CropSet(images, labels)
+    cfg = TrainConfig(epochs=1, batch_size=8, threads=1, widths=SLIM, teacher=str(DEFAULT_MODEL))
+    summary = fit(crops, {"valid": crops.subset(np.arange(8))}, tmp_path, cfg, progress=False)
+    assert summary["config"]["widths"] == SLIM
+    model = load_model(tmp_path / "best.pt")
+    assert DieFaceNet.widths_of(model.state_dict()) == SLIM
+    exported = tmp_path / "slim.onnx"
+    export_onnx(model, exported)
+    assert [o.shape[1] for o in _onnx_logits(exported, normalise(images[:2]))] == [
+        len(c) for c in spec.HEADS.values()
+    ]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--teacher", "{tmp}/notes.txt"], "notes.txt: not an ONNX file"),
+        (["--teacher", "{tmp}/missing.onnx"], "No such file"),
+        (["--widths", "16", "0", "40", "80"], "--widths are channel counts"),
+    ],
+)
+def test_train_refuses_a_bad_teacher_or_widths(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    (tmp_path / "notes.txt").write_text("not a model", encoding="utf-8")
+    extra = [e.format(tmp=tmp_path) for e in extra]
+    out = tmp_path / "run"
+    assert cli(["train", "--out", str(out), "--quiet", *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+    assert not out.exists()  # refused before anything was made
