@@ -34,7 +34,7 @@ import torch
 from torch.nn import functional as F
 from tqdm import tqdm
 
-from models import spec
+from models import distil, spec
 from models.cocked_net import CockedNet, augment
 from models.datasets import DatasetError, open_dataset
 from models.net import count_parameters
@@ -174,22 +174,28 @@ def with_rendered(
     return concat([train, *[extra] * repeats]), concat([valid, extra_valid])
 
 
-def to_input(images: np.ndarray) -> torch.Tensor:
-    """uint8 (N, S, S, 3) → float (N, 3, S, S) in [0, 1]."""
-    return torch.as_tensor(images).permute(0, 3, 1, 2).float() / 255.0
+def to_input(images: np.ndarray, size: int = spec.INPUT_SIZE) -> torch.Tensor:
+    """uint8 (N, C, C, 3) crops → float (N, 3, S, S) in [0, 1], averaged down from the cut
+    side C to the model's input side S (for S = C / 2, each pixel the mean of four: what
+    the runtime's cv2.INTER_AREA gives)."""
+    x = torch.as_tensor(images).permute(0, 3, 1, 2).float() / 255.0
+    return x if x.shape[-1] == size else F.interpolate(x, size=(size, size), mode="area")
 
 
 def standardise(x: torch.Tensor) -> torch.Tensor:
     return (x - spec.MEAN) / spec.STD
 
 
-def predict(model: CockedNet, crops: CropSet, batch: int = 512) -> np.ndarray:
-    """How likely each crop's die is cocked, by the model in eval mode."""
+def predict(
+    model: CockedNet, crops: CropSet, size: int = spec.INPUT_SIZE, batch: int = 512
+) -> np.ndarray:
+    """How likely each crop's die is cocked, by the model (input side ``size``) in eval
+    mode."""
     model.eval()
     out = []
     with torch.no_grad():
         for i in range(0, len(crops), batch):
-            x = standardise(to_input(crops.images[i : i + batch]))
+            x = standardise(to_input(crops.images[i : i + batch], size))
             slants = torch.as_tensor(crops.labels["slant"][i : i + batch])
             out.append(torch.softmax(model(x, slants), dim=1)[:, 1].numpy())
     return np.concatenate(out) if out else np.zeros(0)
@@ -227,14 +233,35 @@ class Config:
     threads: int = 2
     seed: int = 0
     wide_share: float = 0.5  # of scenes seen by a camera as wide as a Pi camera module's
+    # the model's input side; crops are cut at spec.INPUT_SIZE and averaged down to it
+    input_size: int = spec.INPUT_SIZE
     rendered: list[str] = field(default_factory=list)  # rendered scene folders trained on too
 
 
-def initial_model(trunk: Path | None, weights: Path | None = None) -> CockedNet:
-    """A fresh net, its trunk copied from a die-face checkpoint when given, or the whole of
-    it from a cocked-die checkpoint (``weights``, to fine-tune)."""
+def from_onnx(path: Path) -> CockedNet:
+    """An exported cocked-die model as a torch net (see models/distil.py): a model whose
+    checkpoint is gone can be fine-tuned. ValueError for a file that is not one."""
+    convs, gemms = distil.onnx_layers(path)
     model = CockedNet()
-    if weights is not None:
+    try:
+        distil.load_trunk(model.features, convs)
+        distil.load_linear(model.head[1], gemms["head/head.1"])
+        distil.load_linear(model.head[3], gemms["head/head.3"])
+    except (KeyError, ValueError) as exc:
+        raise ValueError(f"{path}: not a float cocked-die model ({exc!r})") from None
+    return model
+
+
+def initial_model(
+    trunk: Path | None, weights: Path | None = None, exported: Path | None = None
+) -> CockedNet:
+    """A fresh net, its trunk copied from a die-face checkpoint when given, or the whole of
+    it from a cocked-die checkpoint (``weights``, to fine-tune) or an exported cocked-die
+    model (``exported``)."""
+    model = CockedNet()
+    if exported is not None:
+        model = from_onnx(exported)
+    elif weights is not None:
         model.load_state_dict(torch.load(weights, map_location="cpu", weights_only=False)["model"])
     elif trunk is not None:
         state = torch.load(trunk, map_location="cpu", weights_only=False)["model"]
@@ -254,6 +281,7 @@ def fit(
     minutes: float = 0.0,
     progress: bool = True,
     weights: Path | None = None,
+    exported: Path | None = None,
 ) -> dict[str, Any]:
     """Train, checkpoint each epoch into ``out`` (a stopped run resumes after its last
     finished epoch), keep the epoch of lowest valid cost in ``best.pt``; returns the summary
@@ -261,7 +289,7 @@ def fit(
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     out.mkdir(parents=True, exist_ok=True)
-    model = initial_model(trunk, weights)
+    model = initial_model(trunk, weights, exported)
     optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps_per_epoch = len(train) // cfg.batch_size
     if steps_per_epoch == 0:
@@ -294,7 +322,8 @@ def fit(
         for index in bar:
             for group in optimiser.param_groups:  # cosine decay over the steps or the minutes
                 group["lr"] = cfg.lr * 0.5 * (1 + math.cos(math.pi * budget.progress(step)))
-            x = standardise(augment(to_input(train.images[index.numpy()]), generator))
+            crops = to_input(train.images[index.numpy()], cfg.input_size)
+            x = standardise(augment(crops, generator))
             loss = F.cross_entropy(
                 model(x, slants[index]),
                 labels[index],
@@ -309,7 +338,8 @@ def fit(
             if budget.spent():
                 break
         row = {"epoch": epoch, "loss": float(loss.item()), "seconds": time.perf_counter() - began}
-        row["valid"] = best_threshold(predict(model, valid), valid.labels["cocked"])
+        probability = predict(model, valid, cfg.input_size)
+        row["valid"] = best_threshold(probability, valid.labels["cocked"])
         history.append(row)
         print(f"epoch {epoch}: valid {row['valid']}", file=sys.stderr)
         if row["valid"]["cost"] < best["cost"]:
@@ -335,17 +365,18 @@ def fit(
         "config": asdict(cfg),
         "trunk": str(trunk) if trunk is not None else None,
         "weights": str(weights) if weights is not None else None,
+        "exported": str(exported) if exported is not None else None,
         "minutes": minutes,
     }
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     return summary
 
 
-def export_onnx(model: CockedNet, path: Path) -> None:
-    """Write the model as ONNX: inputs ``crops`` and ``slant``, output ``cocked``, a free
-    batch size."""
+def export_onnx(model: CockedNet, path: Path, size: int = spec.INPUT_SIZE) -> None:
+    """Write the model as ONNX: inputs ``crops`` (side ``size``) and ``slant``, output
+    ``cocked``, a free batch size."""
     model.eval()
-    dummy = (torch.zeros(1, 3, spec.INPUT_SIZE, spec.INPUT_SIZE), torch.zeros(1, 1))
+    dummy = (torch.zeros(1, 3, size, size), torch.zeros(1, 1))
     names = list(CockedReader.INPUTS)
     with warnings.catch_warnings():  # the legacy exporter warns on every call; it is chosen
         warnings.simplefilter("ignore", DeprecationWarning)
@@ -361,10 +392,12 @@ def export_onnx(model: CockedNet, path: Path) -> None:
         )
 
 
-def max_difference(model: CockedNet, path: Path, crops: CropSet) -> float:
+def max_difference(
+    model: CockedNet, path: Path, crops: CropSet, size: int = spec.INPUT_SIZE
+) -> float:
     """Largest absolute difference of torch's and onnxruntime's logits on ``crops``."""
     model.eval()
-    x = standardise(to_input(crops.images))
+    x = standardise(to_input(crops.images, size))
     slants = torch.as_tensor(crops.labels["slant"]).reshape(-1, 1)
     with torch.no_grad():
         expected = model(x, slants).numpy()
@@ -377,6 +410,7 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
     """The card as a dict, its measured metrics left for ``export`` to add."""
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     cfg = summary["config"]
+    size = cfg.get("input_size", spec.INPUT_SIZE)
     return {
         "name": "cocked",
         "version": VERSION,
@@ -387,15 +421,17 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
         "weights": "float32",
         "input": {
             "name": "crops",
-            "shape": ["batch", 3, spec.INPUT_SIZE, spec.INPUT_SIZE],
+            "shape": ["batch", 3, size, size],
             "dtype": "float32",
             "colour": "BGR channel order",
             "crop": (
                 "square centred on the die's box, side = longer box side x 1.20, turned so "
                 "that the frame's centre lies straight below the die, edge pixels repeated "
-                "past the frame, bilinear; see vision/cocked.py upright_crop"
+                f"past the frame, bilinear, {spec.INPUT_SIZE} px; see vision/cocked.py "
+                f"upright_crop; then averaged down to {size} px (cv2.INTER_AREA)"
             ),
             "crop_scale": CROP_SCALE,
+            "cut_size": spec.INPUT_SIZE,
             "normalisation": {
                 "formula": "(pixel / 255 - mean) / std",
                 "mean": spec.MEAN,
@@ -429,8 +465,12 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
                 + f"; {summary['train_crops']} crops an epoch"
             ),
             "trunk_from": summary["trunk"]
-            or ("the fine-tuned checkpoint's" if summary.get("weights") else "random weights"),
-            "fine_tuned_from": summary.get("weights"),
+            or (
+                "the fine-tuned model's"
+                if summary.get("weights") or summary.get("exported")
+                else "random weights"
+            ),
+            "fine_tuned_from": summary.get("weights") or summary.get("exported"),
             "best_epoch": summary["best"]["epoch"],
             "epochs_run": len(summary["history"]),
             "train_seconds": round(summary["train_seconds"]),
@@ -448,10 +488,13 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
             "reproduce": {
                 "train": f"python -m models.cocked_train --out {run} "
                 + (
-                    f"--weights {summary['weights']} "
+                    f"--from-onnx {summary['exported']} "
+                    if summary.get("exported")
+                    else f"--weights {summary['weights']} "
                     if summary.get("weights")
                     else f"--trunk {summary['trunk']} "
                 )
+                + (f"--input-size {size} " if size != spec.INPUT_SIZE else "")
                 + f"--scenes {cfg['scenes']} --valid-scenes {cfg['valid_scenes']} "
                 + f"--wide-share {cfg['wide_share']:g} "
                 + "".join(f"--rendered {f} " for f in cfg.get("rendered", []))
@@ -499,10 +542,13 @@ def export(
     pipeline on each folder of ``evaluate_on``."""
     model = CockedNet()
     model.load_state_dict(torch.load(run / "best.pt", map_location="cpu")["model"])
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    size = summary["config"].get("input_size", spec.INPUT_SIZE)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cocked.onnx"
-        export_onnx(model, path)
-        difference = max_difference(model, path, valid.subset(np.arange(min(256, len(valid)))))
+        export_onnx(model, path, size)
+        sample = valid.subset(np.arange(min(256, len(valid))))
+        difference = max_difference(model, path, sample, size)
         if difference > 1e-3:
             raise SystemExit(f"torch and onnxruntime disagree by {difference}")
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -534,6 +580,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("data/runs/cocked"), help="run folder")
     parser.add_argument("--trunk", type=Path, help="die-face checkpoint to start the trunk from")
     parser.add_argument("--weights", type=Path, help="cocked-die checkpoint to fine-tune")
+    parser.add_argument(
+        "--from-onnx", type=Path, metavar="ONNX", help="an exported cocked-die model to fine-tune"
+    )
+    parser.add_argument(
+        "--input-size",
+        type=int,
+        default=Config.input_size,
+        help=f"the model's input side: crops cut at {spec.INPUT_SIZE} px are averaged down to it",
+    )
     parser.add_argument("--scenes", type=int, default=Config.scenes)
     parser.add_argument("--valid-scenes", type=int, default=Config.valid_scenes)
     parser.add_argument("--epochs", type=int, default=Config.epochs)
@@ -569,6 +624,13 @@ def main(argv: list[str] | None = None) -> int:
     for option, path in (("--trunk", args.trunk), ("--weights", args.weights)):
         if path is not None and not path.is_file():
             parser.error(f"{option} {path}: no such checkpoint")
+    if args.from_onnx is not None:
+        try:
+            from_onnx(args.from_onnx)
+        except (OSError, ValueError) as exc:
+            parser.error(f"--from-onnx: {exc}")
+    if not 8 <= args.input_size <= spec.INPUT_SIZE:
+        parser.error(f"--input-size is 8..{spec.INPUT_SIZE} pixels; not {args.input_size}")
     if args.export is not None and not (args.out / "best.pt").is_file():
         parser.error(f"{args.out}: no best.pt to export (train first)")
     for option, folders in (("--evaluate", args.evaluate or []), ("--rendered", args.rendered)):
@@ -585,6 +647,7 @@ def main(argv: list[str] | None = None) -> int:
         threads=args.threads,
         wide_share=args.wide_share,
         rendered=[str(f) for f in args.rendered],
+        input_size=args.input_size,
     )
     if not 0 <= cfg.wide_share <= 1:
         parser.error(f"--wide-share is a share of scenes, 0..1; not {cfg.wide_share}")
@@ -599,7 +662,17 @@ def main(argv: list[str] | None = None) -> int:
         train, valid = with_rendered(train, valid, args.rendered, progress)
     except DatasetError as error:
         parser.error(str(error))
-    summary = fit(train, valid, args.out, cfg, args.trunk, args.minutes, progress, args.weights)
+    summary = fit(
+        train,
+        valid,
+        args.out,
+        cfg,
+        args.trunk,
+        args.minutes,
+        progress,
+        args.weights,
+        args.from_onnx,
+    )
     print(f"best epoch {summary['best']}; weights in {args.out / 'best.pt'}")
     return 0
 

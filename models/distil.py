@@ -24,18 +24,20 @@ from models import spec
 from models.net import DieFaceNet
 
 
-def _convs(model: DieFaceNet) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
-    layers = list(model.features)
+def _convs_of(features: nn.Sequential) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
+    """Each conv of a trunk with the batch norm that follows it."""
+    layers = list(features)
     return [
         (layer, layers[i + 1]) for i, layer in enumerate(layers) if isinstance(layer, nn.Conv2d)
     ]
 
 
-def from_onnx(path: Path) -> DieFaceNet:
-    """The float die-face ONNX file as a torch net in eval mode (its batch norms folded into
-    the convs by the export: here each one passes its conv's bias on unchanged), so that a
-    model whose checkpoint is gone can still teach. Raises ValueError for a file whose
-    layers are not the die-face net's."""
+def onnx_layers(
+    path: Path,
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """The (weight, bias) of every Conv of an exported float model, in order, and of every
+    Gemm by its module path ("kind", "head/head.1"): what is needed to rebuild a model whose
+    checkpoint is gone. ValueError for a file that is not ONNX."""
     try:
         graph = onnx.load(str(path)).graph
     except OSError:
@@ -43,23 +45,60 @@ def from_onnx(path: Path) -> DieFaceNet:
     except Exception as exc:  # protobuf raises its own types for a file that is not ONNX
         raise ValueError(f"{path}: not an ONNX file ({exc})") from None
     stored = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
-    convs = [n for n in graph.node if n.op_type == "Conv"]
-    gemms = {n.name.strip("/").split("/")[0]: n for n in graph.node if n.op_type == "Gemm"}
+
+    def pair(node: onnx.NodeProto) -> tuple[np.ndarray, np.ndarray]:
+        return np.array(stored[node.input[1]], np.float32), np.array(
+            stored[node.input[2]], np.float32
+        )
+
     try:
-        weights = [stored[n.input[1]] for n in convs]
-        a, b, c, _, d, _ = (int(w.shape[0]) for w in weights)
+        convs = [pair(n) for n in graph.node if n.op_type == "Conv"]
+        gemms = {
+            n.name.strip("/").removesuffix("/Gemm"): pair(n)
+            for n in graph.node
+            if n.op_type == "Gemm"
+        }
+    except (KeyError, IndexError) as exc:
+        raise ValueError(f"{path}: weights not stored as initialisers ({exc!r})") from None
+    return convs, gemms
+
+
+def load_trunk(features: nn.Sequential, convs: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Put exported convs (batch norms folded in by the export) into a die-face trunk: each
+    batch norm then passes its conv's bias on unchanged. ValueError when the shapes differ."""
+    layers = _convs_of(features)
+    if len(layers) != len(convs):
+        raise ValueError(f"{len(convs)} convs where the trunk has {len(layers)}")
+    for (conv, norm), (weight, bias) in zip(layers, convs, strict=True):
+        if conv.weight.shape != weight.shape:
+            raise ValueError(f"a conv of shape {weight.shape}, not {tuple(conv.weight.shape)}")
+        conv.weight.data = torch.from_numpy(weight)
+        norm.weight.data.fill_(1.0)
+        norm.bias.data = torch.from_numpy(bias)
+        norm.running_mean.zero_()
+        norm.running_var.fill_(1.0 - norm.eps)
+
+
+def load_linear(layer: nn.Linear, weights: tuple[np.ndarray, np.ndarray]) -> None:
+    """An exported Gemm's weight and bias into ``layer``; ValueError when the shapes differ."""
+    weight, bias = weights
+    if layer.weight.shape != weight.shape:
+        raise ValueError(f"a layer of shape {weight.shape}, not {tuple(layer.weight.shape)}")
+    layer.weight.data, layer.bias.data = torch.from_numpy(weight), torch.from_numpy(bias)
+
+
+def from_onnx(path: Path) -> DieFaceNet:
+    """The float die-face ONNX file as a torch net in eval mode, so that a model whose
+    checkpoint is gone can still teach. ValueError for a file whose layers are not the
+    die-face net's."""
+    convs, gemms = onnx_layers(path)
+    try:
+        a, b, c, _, d, _ = (int(w.shape[0]) for w, _ in convs)
         model = DieFaceNet((a, b, c, d))
-        for (conv, norm), node, weight in zip(_convs(model), convs, weights, strict=True):
-            conv.weight.data = torch.from_numpy(np.array(weight, np.float32))
-            norm.weight.data.fill_(1.0)
-            norm.bias.data = torch.from_numpy(np.array(stored[node.input[2]], np.float32))
-            norm.running_mean.zero_()
-            norm.running_var.fill_(1.0 - norm.eps)
+        load_trunk(model.features, convs)
         for name, head in model.heads.items():
-            node = gemms[name]
-            head.weight.data = torch.from_numpy(np.array(stored[node.input[1]], np.float32))
-            head.bias.data = torch.from_numpy(np.array(stored[node.input[2]], np.float32))
-    except (KeyError, IndexError, RuntimeError, TypeError, ValueError) as exc:
+            load_linear(head, gemms[name])
+    except (KeyError, ValueError) as exc:
         raise ValueError(f"{path}: not a float die-face model ({exc!r})") from None
     return model.eval()
 
@@ -70,7 +109,9 @@ def slimmed(teacher: DieFaceNet, widths: tuple[int, int, int, int]) -> DieFaceNe
     a start that already reads dice, far closer to the teacher than random weights."""
     student = DieFaceNet(widths)
     kept = torch.arange(spec.CHANNELS)
-    for (t_conv, t_norm), (s_conv, s_norm) in zip(_convs(teacher), _convs(student), strict=True):
+    for (t_conv, t_norm), (s_conv, s_norm) in zip(
+        _convs_of(teacher.features), _convs_of(student.features), strict=True
+    ):
         gain = (t_norm.weight / torch.sqrt(t_norm.running_var + t_norm.eps)).abs()
         strength = t_conv.weight.detach().abs().sum(dim=(1, 2, 3)) * gain.detach()
         chosen = torch.sort(strength.argsort(descending=True)[: s_conv.out_channels]).values

@@ -78,6 +78,7 @@ class CockedCard:
     mean: float
     std: float
     crop_scale: float
+    cut: int  # the side a crop is cut at, then averaged down to ``size`` (from 2.2.0: 64 → 32)
 
     @classmethod
     def load(cls, path: Path) -> CockedCard:
@@ -93,6 +94,7 @@ class CockedCard:
                 mean=float(norm["mean"]),
                 std=float(norm["std"]),
                 crop_scale=float(spec.get("crop_scale", CROP_SCALE)),
+                cut=int(spec.get("cut_size", height)),
             )
         except FileNotFoundError:
             raise BadModelError(f"{path}: model card missing") from None
@@ -102,6 +104,8 @@ class CockedCard:
             raise BadModelError(f"{path}: not a usable model card ({exc!r})") from None
         if int(channels) != 3 or card.size != int(width) or card.size < 8 or card.std <= 0:
             raise BadModelError(f"{path}: input must be N x 3 x S x S with std > 0")
+        if card.cut < card.size:
+            raise BadModelError(f"{path}: crops cut at {card.cut} px cannot give {card.size}")
         return card
 
 
@@ -129,9 +133,9 @@ class CockedReader:
     def inputs(
         self, frame: np.ndarray, boxes: Sequence[Box], focal: float
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The upright uint8 BGR crops (N, S, S, 3) and slants (N,) float32 of the boxes,
-        for a camera of focal length ``focal`` (frame widths)."""
-        size = self.card.size
+        """The upright uint8 BGR crops (N, C, C, 3), C the card's cut size, and slants (N,)
+        float32 of the boxes, for a camera of focal length ``focal`` (frame widths)."""
+        size = self.card.cut
         crops = np.empty((len(boxes), size, size, 3), np.uint8)
         for i, box in enumerate(boxes):
             crops[i] = upright_crop(frame, box, size, self.card.crop_scale)
@@ -139,9 +143,15 @@ class CockedReader:
         return crops, slants
 
     def probabilities_of(self, crops: np.ndarray, slants: np.ndarray) -> np.ndarray:
-        """How likely each die is cocked (N,), from its upright crop and its slant."""
+        """How likely each die is cocked (N,), from its upright crop and its slant; crops
+        larger than the model's input are averaged down to it, as in training."""
         if len(crops) == 0:
             return np.zeros(0)
+        size = self.card.size
+        if crops.shape[1] != size:
+            crops = np.stack(
+                [cv2.resize(c, (size, size), interpolation=cv2.INTER_AREA) for c in crops]
+            )
         x = crops.astype(np.float32).transpose(0, 3, 1, 2) * np.float32(1 / 255)
         x = np.ascontiguousarray((x - self.card.mean) / self.card.std, dtype=np.float32)
         feed = {"crops": x, "slant": slants.astype(np.float32).reshape(-1, 1)}

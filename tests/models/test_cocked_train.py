@@ -265,3 +265,93 @@ def test_bad_arguments_exit_with_one_message(
 def test_fewer_crops_than_a_batch_are_refused(tmp_path: Path, few: synth_crops.CropSet) -> None:
     with pytest.raises(ValueError, match="fewer crops than one batch"):
         fit(few, few, tmp_path, Config(batch_size=len(few) + 1), progress=False)
+
+
+def _exported(tmp_path: Path, size: int = 64) -> tuple[CockedNet, Path]:
+    """A net whose batch norms are not the identity, exported as the trainer exports it."""
+    torch.manual_seed(3)
+    model = CockedNet()
+    with torch.no_grad():
+        model.train()
+        for _ in range(3):  # running statistics away from 0 and 1
+            model(torch.randn(8, 3, size, size) * 2 + 0.3, torch.rand(8))
+        for module in model.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.weight.uniform_(0.5, 1.5)
+    path = tmp_path / "cocked.onnx"
+    cocked_train.export_onnx(model.eval(), path, size)
+    return model, path
+
+
+def test_an_exported_model_is_read_back_as_it_computes(
+    tmp_path: Path, few: synth_crops.CropSet
+) -> None:
+    model, path = _exported(tmp_path)
+    back = cocked_train.from_onnx(path).eval()
+    x = cocked_train.standardise(cocked_train.to_input(few.images[:16]))
+    slants = torch.as_tensor(few.labels["slant"][:16])
+    with torch.no_grad():
+        torch.testing.assert_close(back(x, slants), model(x, slants), atol=1e-4, rtol=1e-4)
+    shipped = cocked_train.from_onnx(DEFAULT_COCKED_MODEL).eval()
+    expected = CockedReader().probabilities_of(few.images, few.labels["slant"])
+    got = cocked_train.predict(shipped, few)
+    np.testing.assert_allclose(got, expected, atol=1e-4)
+    with pytest.raises(ValueError, match="not a float cocked-die model"):
+        cocked_train.from_onnx(DEFAULT_COCKED_MODEL.parent / "dieface.onnx")
+
+
+def test_a_smaller_input_is_the_cut_crop_averaged_down() -> None:
+    import cv2
+
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, (3, 64, 64, 3), dtype=np.uint8)
+    small = cocked_train.to_input(images, 32).numpy()
+    for got, image in zip(small, images, strict=True):
+        want = cv2.resize(image.astype(np.float32) / 255, (32, 32), interpolation=cv2.INTER_AREA)
+        np.testing.assert_allclose(got.transpose(1, 2, 0), want, atol=1e-6)
+    assert cocked_train.to_input(images).shape == (3, 3, 64, 64)
+
+
+def test_a_model_of_a_smaller_input_trains_exports_and_reads(
+    tmp_path: Path, few: synth_crops.CropSet
+) -> None:
+    _, start = _exported(tmp_path)
+    run = tmp_path / "run"
+    cfg = Config(scenes=4, valid_scenes=4, epochs=1, batch_size=16, threads=1, input_size=32)
+    summary = fit(few, few, run, cfg, progress=False, exported=start)
+    assert summary["exported"] == str(start) and summary["config"]["input_size"] == 32
+    target = tmp_path / "out" / "cocked.onnx"
+    info = export(run, target, few, 0.5, progress=False)
+    assert info["input"]["shape"][2:] == [32, 32] and info["input"]["cut_size"] == 64
+    assert f"--from-onnx {start} --input-size 32 " in info["metrics"]["reproduce"]["train"]
+    reader = CockedReader(target)
+    assert (reader.card.size, reader.card.cut) == (32, 64)
+    frame = np.full((480, 640, 3), 90, np.uint8)
+    crops, _ = reader.inputs(frame, [(10, 10, 60, 60)], 0.8)
+    assert crops.shape == (1, 64, 64, 3)  # cut at 64, averaged down when read
+    model = CockedNet().eval()
+    model.load_state_dict(torch.load(run / "best.pt")["model"])
+    expected = cocked_train.predict(model, few, 32)
+    got = reader.probabilities_of(few.images, few.labels["slant"])
+    np.testing.assert_allclose(got, expected, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--from-onnx", "{tmp}/none.onnx"], "--from-onnx: [Errno 2]"),
+        (["--from-onnx", "{dieface}"], "not a float cocked-die model"),
+        (["--input-size", "4"], "--input-size is 8..64 pixels"),
+        (["--input-size", "96"], "--input-size is 8..64 pixels"),
+    ],
+)
+def test_a_bad_start_or_input_size_exits_with_one_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    dieface = DEFAULT_COCKED_MODEL.parent / "dieface.onnx"
+    argv = [a.format(tmp=tmp_path, dieface=dieface) for a in argv]
+    with pytest.raises(SystemExit) as exc:
+        cocked_train.main(["--out", str(tmp_path / "run"), *argv])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()

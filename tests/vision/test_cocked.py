@@ -3,6 +3,7 @@ synthetic trays it never trained on, and a bad model refused with one message.""
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -121,3 +122,13 @@ def test_another_model_under_the_name_is_refused(tmp_path: Path) -> None:
     shutil.copyfile(DEFAULT_COCKED_MODEL.with_suffix(".json"), other.with_suffix(".json"))
     with pytest.raises(BadModelError, match="expected inputs"):
         CockedReader(other)
+
+
+def test_a_card_that_cuts_smaller_than_it_reads_is_refused(tmp_path: Path) -> None:
+    model = tmp_path / "cocked.onnx"
+    shutil.copyfile(DEFAULT_COCKED_MODEL, model)
+    card = json.loads(DEFAULT_COCKED_MODEL.with_suffix(".json").read_text(encoding="utf-8"))
+    card["input"]["cut_size"] = card["input"]["shape"][2] - 8
+    model.with_suffix(".json").write_text(json.dumps(card), encoding="utf-8")
+    with pytest.raises(BadModelError, match="cannot give"):
+        CockedReader(model)
