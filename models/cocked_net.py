@@ -23,9 +23,9 @@ class CockedNet(nn.Module):
     """(N, 3, S, S) standardised upright BGR crops and (N, 1) slants → (N, 2) logits
     (not cocked, cocked)."""
 
-    def __init__(self) -> None:
+    def __init__(self, widths: tuple[int, int, int, int] = DieFaceNet.WIDTHS) -> None:
         super().__init__()
-        self.features = DieFaceNet().features
+        self.features = DieFaceNet(widths).features
         width = self.features[-3].num_features  # the last batch norm's channels
         self.head = nn.Sequential(
             nn.Dropout(0.2), nn.Linear(width + 2, 64), nn.ReLU(inplace=True), nn.Linear(64, 2)

@@ -37,7 +37,7 @@ from tqdm import tqdm
 from models import distil, spec
 from models.cocked_net import CockedNet, augment
 from models.datasets import DatasetError, open_dataset
-from models.net import count_parameters
+from models.net import DieFaceNet, count_parameters
 from models.scene_crops import VALID_EVERY, describe_folders
 from models.synth import random_scene
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
@@ -235,6 +235,11 @@ class Config:
     wide_share: float = 0.5  # of scenes seen by a camera as wide as a Pi camera module's
     # the model's input side; crops are cut at spec.INPUT_SIZE and averaged down to it
     input_size: int = spec.INPUT_SIZE
+    widths: tuple[int, int, int, int] = DieFaceNet.WIDTHS  # the trunk's channels
+    # an exported cocked-die model that teaches (models/distil.py): with no other start the
+    # net begins from its strongest filters, and learns its probabilities beside the labels
+    teacher: str = ""
+    temperature: float = 2.0
     rendered: list[str] = field(default_factory=list)  # rendered scene folders trained on too
 
 
@@ -242,8 +247,8 @@ def from_onnx(path: Path) -> CockedNet:
     """An exported cocked-die model as a torch net (see models/distil.py): a model whose
     checkpoint is gone can be fine-tuned. ValueError for a file that is not one."""
     convs, gemms = distil.onnx_layers(path)
-    model = CockedNet()
     try:
+        model = CockedNet(distil.trunk_widths(convs))
         distil.load_trunk(model.features, convs)
         distil.load_linear(model.head[1], gemms["head/head.1"])
         distil.load_linear(model.head[3], gemms["head/head.3"])
@@ -252,17 +257,44 @@ def from_onnx(path: Path) -> CockedNet:
     return model
 
 
+def slimmed(teacher: CockedNet, widths: tuple[int, int, int, int]) -> CockedNet:
+    """A cocked-die net of ``widths`` started from the teacher's strongest filters
+    (models/distil.py), its head reading the kept features and the two slant terms."""
+    student = CockedNet(widths)
+    kept = distil.slim_trunk(teacher.features, student.features)
+    width = teacher.head[1].in_features - 2  # the pooled features; the slant terms follow
+    inputs = torch.cat([kept, torch.tensor([width, width + 1])])
+    student.head[1].weight.data = teacher.head[1].weight.data[:, inputs].clone()
+    student.head[1].bias.data = teacher.head[1].bias.data.clone()
+    student.head[3].load_state_dict(teacher.head[3].state_dict())
+    return student
+
+
+def load_net(path: Path) -> CockedNet:
+    """The cocked-die net of a checkpoint, its widths those of the weights."""
+    state = torch.load(path, map_location="cpu", weights_only=False)["model"]
+    model = CockedNet(DieFaceNet.widths_of(state))
+    model.load_state_dict(state)
+    return model
+
+
 def initial_model(
-    trunk: Path | None, weights: Path | None = None, exported: Path | None = None
+    trunk: Path | None,
+    weights: Path | None = None,
+    exported: Path | None = None,
+    cfg: Config | None = None,
 ) -> CockedNet:
     """A fresh net, its trunk copied from a die-face checkpoint when given, or the whole of
     it from a cocked-die checkpoint (``weights``, to fine-tune) or an exported cocked-die
-    model (``exported``)."""
-    model = CockedNet()
+    model (``exported``); else, with ``cfg.teacher``, the teacher slimmed to ``cfg.widths``."""
+    cfg = cfg or Config()
+    model = CockedNet(cfg.widths)
     if exported is not None:
         model = from_onnx(exported)
     elif weights is not None:
-        model.load_state_dict(torch.load(weights, map_location="cpu", weights_only=False)["model"])
+        model = load_net(weights)
+    elif cfg.teacher:
+        model = slimmed(from_onnx(Path(cfg.teacher)), cfg.widths)
     elif trunk is not None:
         state = torch.load(trunk, map_location="cpu", weights_only=False)["model"]
         prefix = "features."
@@ -289,7 +321,8 @@ def fit(
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     out.mkdir(parents=True, exist_ok=True)
-    model = initial_model(trunk, weights, exported)
+    model = initial_model(trunk, weights, exported, cfg)
+    teacher = from_onnx(Path(cfg.teacher)).eval() if cfg.teacher else None
     optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps_per_epoch = len(train) // cfg.batch_size
     if steps_per_epoch == 0:
@@ -324,12 +357,14 @@ def fit(
                 group["lr"] = cfg.lr * 0.5 * (1 + math.cos(math.pi * budget.progress(step)))
             crops = to_input(train.images[index.numpy()], cfg.input_size)
             x = standardise(augment(crops, generator))
+            logits = model(x, slants[index])
             loss = F.cross_entropy(
-                model(x, slants[index]),
-                labels[index],
-                weight=class_weights,
-                label_smoothing=cfg.label_smoothing,
+                logits, labels[index], weight=class_weights, label_smoothing=cfg.label_smoothing
             )
+            if teacher is not None:
+                with torch.no_grad():
+                    taught = teacher(x, slants[index])
+                loss = loss + distil.distillation_loss((logits,), (taught,), cfg.temperature)
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -471,6 +506,8 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
                 else "random weights"
             ),
             "fine_tuned_from": summary.get("weights") or summary.get("exported"),
+            "widths": list(cfg.get("widths", DieFaceNet.WIDTHS)),
+            "taught_by": cfg.get("teacher") or None,
             "best_epoch": summary["best"]["epoch"],
             "epochs_run": len(summary["history"]),
             "train_seconds": round(summary["train_seconds"]),
@@ -495,6 +532,12 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
                     else f"--trunk {summary['trunk']} "
                 )
                 + (f"--input-size {size} " if size != spec.INPUT_SIZE else "")
+                + (f"--teacher {cfg['teacher']} " if cfg.get("teacher") else "")
+                + (
+                    "--widths " + " ".join(map(str, cfg["widths"])) + " "
+                    if tuple(cfg.get("widths", DieFaceNet.WIDTHS)) != DieFaceNet.WIDTHS
+                    else ""
+                )
                 + f"--scenes {cfg['scenes']} --valid-scenes {cfg['valid_scenes']} "
                 + f"--wide-share {cfg['wide_share']:g} "
                 + "".join(f"--rendered {f} " for f in cfg.get("rendered", []))
@@ -540,8 +583,7 @@ def export(
     """Write ``run``'s best epoch as ONNX at ``target`` with its card; the card's metrics
     are measured on the written file through the runtime's reader, and through the whole
     pipeline on each folder of ``evaluate_on``."""
-    model = CockedNet()
-    model.load_state_dict(torch.load(run / "best.pt", map_location="cpu")["model"])
+    model = load_net(run / "best.pt")
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     size = summary["config"].get("input_size", spec.INPUT_SIZE)
     with tempfile.TemporaryDirectory() as tmp:
@@ -584,6 +626,20 @@ def main(argv: list[str] | None = None) -> int:
         "--from-onnx", type=Path, metavar="ONNX", help="an exported cocked-die model to fine-tune"
     )
     parser.add_argument(
+        "--teacher",
+        type=Path,
+        metavar="ONNX",
+        help="an exported cocked-die model that teaches: the net starts from its strongest "
+        "filters (unless another start is given) and learns its probabilities",
+    )
+    parser.add_argument(
+        "--widths",
+        type=int,
+        nargs=4,
+        metavar="W",
+        help="the trunk's channels (default 16 32 64 128)",
+    )
+    parser.add_argument(
         "--input-size",
         type=int,
         default=Config.input_size,
@@ -624,11 +680,14 @@ def main(argv: list[str] | None = None) -> int:
     for option, path in (("--trunk", args.trunk), ("--weights", args.weights)):
         if path is not None and not path.is_file():
             parser.error(f"{option} {path}: no such checkpoint")
-    if args.from_onnx is not None:
-        try:
-            from_onnx(args.from_onnx)
-        except (OSError, ValueError) as exc:
-            parser.error(f"--from-onnx: {exc}")
+    for option, path in (("--from-onnx", args.from_onnx), ("--teacher", args.teacher)):
+        if path is not None:
+            try:
+                from_onnx(path)
+            except (OSError, ValueError) as exc:
+                parser.error(f"{option}: {exc}")
+    if args.widths is not None and min(args.widths) < 1:
+        parser.error(f"--widths are channel counts, 1 or more; not {args.widths}")
     if not 8 <= args.input_size <= spec.INPUT_SIZE:
         parser.error(f"--input-size is 8..{spec.INPUT_SIZE} pixels; not {args.input_size}")
     if args.export is not None and not (args.out / "best.pt").is_file():
@@ -648,6 +707,8 @@ def main(argv: list[str] | None = None) -> int:
         wide_share=args.wide_share,
         rendered=[str(f) for f in args.rendered],
         input_size=args.input_size,
+        widths=tuple(args.widths) if args.widths else DieFaceNet.WIDTHS,
+        teacher=str(args.teacher) if args.teacher else "",
     )
     if not 0 <= cfg.wide_share <= 1:
         parser.error(f"--wide-share is a share of scenes, 0..1; not {cfg.wide_share}")

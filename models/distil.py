@@ -63,6 +63,14 @@ def onnx_layers(
     return convs, gemms
 
 
+def trunk_widths(convs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, int, int, int]:
+    """The widths (models/net.py) of the trunk whose six convs these are; ValueError else."""
+    if len(convs) != 6:
+        raise ValueError(f"{len(convs)} convs, not the trunk's six")
+    a, b, c, _, d, _ = (int(w.shape[0]) for w, _ in convs)
+    return a, b, c, d
+
+
 def load_trunk(features: nn.Sequential, convs: list[tuple[np.ndarray, np.ndarray]]) -> None:
     """Put exported convs (batch norms folded in by the export) into a die-face trunk: each
     batch norm then passes its conv's bias on unchanged. ValueError when the shapes differ."""
@@ -93,8 +101,7 @@ def from_onnx(path: Path) -> DieFaceNet:
     die-face net's."""
     convs, gemms = onnx_layers(path)
     try:
-        a, b, c, _, d, _ = (int(w.shape[0]) for w, _ in convs)
-        model = DieFaceNet((a, b, c, d))
+        model = DieFaceNet(trunk_widths(convs))
         load_trunk(model.features, convs)
         for name, head in model.heads.items():
             load_linear(head, gemms[name])
@@ -103,14 +110,13 @@ def from_onnx(path: Path) -> DieFaceNet:
     return model.eval()
 
 
-def slimmed(teacher: DieFaceNet, widths: tuple[int, int, int, int]) -> DieFaceNet:
-    """A net of ``widths`` whose every layer keeps the teacher's filters of largest L1 norm
-    (scaled by their batch norm's gain) and the matching input channels of the next layer:
-    a start that already reads dice, far closer to the teacher than random weights."""
-    student = DieFaceNet(widths)
+def slim_trunk(teacher: nn.Sequential, student: nn.Sequential) -> torch.Tensor:
+    """Fill a narrower trunk from a wider one: every layer keeps the teacher's filters of
+    largest L1 norm (scaled by their batch norm's gain) and the matching input channels of
+    the next layer. Returns the teacher channels the last layer kept, for the head."""
     kept = torch.arange(spec.CHANNELS)
     for (t_conv, t_norm), (s_conv, s_norm) in zip(
-        _convs_of(teacher.features), _convs_of(student.features), strict=True
+        _convs_of(teacher), _convs_of(student), strict=True
     ):
         gain = (t_norm.weight / torch.sqrt(t_norm.running_var + t_norm.eps)).abs()
         strength = t_conv.weight.detach().abs().sum(dim=(1, 2, 3)) * gain.detach()
@@ -119,6 +125,15 @@ def slimmed(teacher: DieFaceNet, widths: tuple[int, int, int, int]) -> DieFaceNe
         for name in ("weight", "bias", "running_mean", "running_var"):
             getattr(s_norm, name).data = getattr(t_norm, name).data[chosen].clone()
         kept = chosen
+    return kept
+
+
+def slimmed(teacher: DieFaceNet, widths: tuple[int, int, int, int]) -> DieFaceNet:
+    """A die-face net of ``widths`` started from the teacher's strongest filters
+    (:func:`slim_trunk`), its heads reading the kept features: a start far closer to the
+    teacher than random weights."""
+    student = DieFaceNet(widths)
+    kept = slim_trunk(teacher.features, student.features)
     for name, head in student.heads.items():
         head.weight.data = teacher.heads[name].weight.data[:, kept].clone()
         head.bias.data = teacher.heads[name].bias.data.clone()

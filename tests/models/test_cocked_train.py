@@ -27,11 +27,14 @@ from models.cocked_train import (
     with_rendered,
 )
 from models.datasets import DatasetError, open_dataset
+from models.net import DieFaceNet
 from models.scene_crops import VALID_EVERY
 from models.synth.dataset import write_dataset
 from vision.calibration import focal_widths
 from vision.cocked import DEFAULT_COCKED_MODEL, CockedReader
 from vision.perspective import slant
+
+SLIM = (8, 12, 16, 24)
 
 
 @pytest.fixture(scope="module")
@@ -227,8 +230,6 @@ def test_a_fine_tune_starts_from_the_whole_cocked_net(
 
 
 def test_the_trunk_comes_from_a_die_face_checkpoint(tmp_path: Path) -> None:
-    from models.net import DieFaceNet
-
     face = DieFaceNet()
     torch.nn.init.constant_(face.features[0].weight, 0.25)
     torch.save({"model": face.state_dict()}, tmp_path / "face.pt")
@@ -352,6 +353,60 @@ def test_a_bad_start_or_input_size_exits_with_one_message(
     argv = [a.format(tmp=tmp_path, dieface=dieface) for a in argv]
     with pytest.raises(SystemExit) as exc:
         cocked_train.main(["--out", str(tmp_path / "run"), *argv])
+    assert exc.value.code == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_slimmed_start_keeps_the_teachers_answers_at_its_widths(tmp_path: Path) -> None:
+    teacher = cocked_train.from_onnx(_exported(tmp_path)[1]).eval()
+    same = cocked_train.slimmed(teacher, DieFaceNet.WIDTHS).eval()
+    x, slants = torch.randn(4, 3, 64, 64), torch.rand(4)
+    with torch.no_grad():
+        torch.testing.assert_close(same(x, slants), teacher(x, slants))
+    slim = cocked_train.slimmed(teacher, SLIM)
+    assert DieFaceNet.widths_of(slim.state_dict()) == SLIM
+    # the head still hears the slant terms, from the teacher's last two inputs
+    torch.testing.assert_close(slim.head[1].weight[:, -2:], teacher.head[1].weight[:, -2:])
+
+
+def test_a_taught_slim_net_trains_exports_and_reads_back(
+    tmp_path: Path, few: synth_crops.CropSet
+) -> None:
+    _, teacher = _exported(tmp_path)
+    run = tmp_path / "run"
+    cfg = Config(epochs=1, batch_size=16, threads=1, widths=SLIM, teacher=str(teacher))
+    fit(few, few, run, cfg, progress=False)
+    target = tmp_path / "out" / "cocked.onnx"
+    info = export(run, target, few, 0.5, progress=False)
+    assert info["training"]["widths"] == list(SLIM)
+    assert info["training"]["taught_by"] == str(teacher)
+    train = info["metrics"]["reproduce"]["train"]
+    assert f"--teacher {teacher} " in train and "--widths 8 12 16 24 " in train
+    back = cocked_train.from_onnx(target)
+    assert DieFaceNet.widths_of(back.state_dict()) == SLIM
+    np.testing.assert_allclose(
+        cocked_train.predict(back, few),
+        CockedReader(target).probabilities_of(few.images, few.labels["slant"]),
+        atol=1e-4,
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--teacher", "{dieface}"], "--teacher: "),
+        (["--widths", "16", "24", "0", "80"], "--widths are channel counts"),
+    ],
+)
+def test_a_bad_teacher_or_widths_exits_with_one_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    dieface = DEFAULT_COCKED_MODEL.parent / "dieface.onnx"
+    with pytest.raises(SystemExit) as exc:
+        cocked_train.main(
+            ["--out", str(tmp_path / "run"), *[a.format(dieface=dieface) for a in argv]]
+        )
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
