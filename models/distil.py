@@ -1,8 +1,8 @@
 """A narrower die-face net taught by the shipped one (knowledge distillation).
 
-Why: on a machine without AVX-512 VNNI the int8 kernels saturate (README, "Speed"), so the
+Why: on a machine without AVX-512 VNNI the int8 kernels saturate (docs/speed.md), so the
 model ships as float32, and there ten crops of the full-width net take ~18 ms on one core,
-not the 10 ms the card promises. A net with fewer channels costs less in proportion. It is
+not the 10 ms issue #4 asks for. A net with fewer channels costs less in proportion. It is
 started from the shipped model's own filters (the strongest of each layer, as pruning
 does) and taught to give the shipped model's probabilities as well as the labels. The
 shipped model also learned from photoreal renders this machine may not hold, and its
