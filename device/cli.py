@@ -858,7 +858,7 @@ def build_parser() -> argparse.ArgumentParser:
         nargs=4,
         metavar="W",
         help="the net's four channel widths (default 16 32 64 128; fewer: faster, see "
-        "models/distil.py)",
+        "docs/speed.md; with --weights the checkpoint's own)",
     )
     trn.add_argument(
         "--teacher",

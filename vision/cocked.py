@@ -78,7 +78,7 @@ class CockedCard:
     mean: float
     std: float
     crop_scale: float
-    cut: int  # the side a crop is cut at, then averaged down to ``size`` (from 2.2.0: 64 → 32)
+    cut: int  # the side a crop is cut at, then averaged down to ``size`` (--input-size)
 
     @classmethod
     def load(cls, path: Path) -> CockedCard:
