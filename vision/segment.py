@@ -446,8 +446,8 @@ def boxes_lab(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The working copy's Lab and its pixels unlike the felt, both worked out inside the
     ``windows`` only (zero and False elsewhere): with a calibration's felt nothing outside the
-    dice's boxes is needed, and the whole copy's conversion and distances cost about 6 ms of a
-    ten-die 1280x960 frame on one core. Pixel by pixel the same as over the whole copy."""
+    dice's boxes is needed, and doing the whole copy cost 2-3 ms more of a ten-die 1280x960
+    frame on one core (docs/speed.md). Pixel by pixel the same as over the whole copy."""
     lab = np.zeros(small.shape, np.float32)
     unlike = np.zeros(small.shape[:2], bool)
     light = felt.light_for(small.shape)
