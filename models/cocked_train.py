@@ -178,7 +178,11 @@ def to_input(images: np.ndarray, size: int = spec.INPUT_SIZE) -> torch.Tensor:
     """uint8 (N, C, C, 3) crops → float (N, 3, S, S) in [0, 1], averaged down from the cut
     side C to the model's input side S (for S = C / 2, each pixel the mean of four: what
     the runtime's cv2.INTER_AREA gives)."""
-    x = torch.as_tensor(images).permute(0, 3, 1, 2).float() / 255.0
+    return downsized(torch.as_tensor(images).permute(0, 3, 1, 2).float() / 255.0, size)
+
+
+def downsized(x: torch.Tensor, size: int) -> torch.Tensor:
+    """A float (N, 3, C, C) batch averaged down to side ``size`` (as cv2.INTER_AREA)."""
     return x if x.shape[-1] == size else F.interpolate(x, size=(size, size), mode="area")
 
 
@@ -355,15 +359,16 @@ def fit(
         for index in bar:
             for group in optimiser.param_groups:  # cosine decay over the steps or the minutes
                 group["lr"] = cfg.lr * 0.5 * (1 + math.cos(math.pi * budget.progress(step)))
-            crops = to_input(train.images[index.numpy()], cfg.input_size)
-            x = standardise(augment(crops, generator))
-            logits = model(x, slants[index])
+            # changed at the cut size and then averaged down, as the runtime cuts: the
+            # teacher reads the cut-size crops it was made for, the net its own size
+            cut = augment(to_input(train.images[index.numpy()]), generator)
+            logits = model(standardise(downsized(cut, cfg.input_size)), slants[index])
             loss = F.cross_entropy(
                 logits, labels[index], weight=class_weights, label_smoothing=cfg.label_smoothing
             )
             if teacher is not None:
                 with torch.no_grad():
-                    taught = teacher(x, slants[index])
+                    taught = teacher(standardise(cut), slants[index])
                 loss = loss + distil.distillation_loss((logits,), (taught,), cfg.temperature)
             optimiser.zero_grad()
             loss.backward()

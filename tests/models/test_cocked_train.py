@@ -410,3 +410,26 @@ def test_a_bad_teacher_or_widths_exits_with_one_message(
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
+
+
+def test_a_taught_net_of_a_smaller_input_has_a_teacher_that_reads_the_cut_crops(
+    tmp_path: Path, few: synth_crops.CropSet, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The teacher learned 64 px crops: it must be shown those, and the net the same crops
+    averaged down, or it teaches what it says of crops it never learned."""
+    _, teacher = _exported(tmp_path)
+    seen: list[int] = []
+    read_back = cocked_train.from_onnx
+
+    def recording(path: Path) -> CockedNet:
+        net = read_back(path)
+        net.register_forward_pre_hook(lambda _, args: seen.append(args[0].shape[-1]))
+        return net
+
+    monkeypatch.setattr(cocked_train, "from_onnx", recording)
+    cfg = Config(epochs=1, batch_size=16, threads=1, input_size=32, teacher=str(teacher))
+    fit(few, few, tmp_path / "run", cfg, progress=False, exported=teacher)
+    steps = len(few) // cfg.batch_size
+    # the start (read from the same file) sees 32 px in every step and in valid, the
+    # teacher 64 px in every step
+    assert seen.count(64) == steps and seen.count(32) >= steps
