@@ -470,25 +470,43 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """Score recognise on a folder of labelled photos (YOLO or synthetic)."""
     from models.datasets import DatasetError
     from models.evaluate_scenes import evaluate_dataset
+    from vision.calibration import load as load_calibration
     from vision.errors import VisionError
 
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be at least 1")
     try:
+        calibration = load_calibration(args.calibration) if args.calibration else None
         return evaluate_dataset(
             args.dataset,
             out=Path(args.out) if args.out else None,
             as_json=args.json,
+            labels=Path(args.labels) if args.labels else None,
+            kind=args.kind,
             limit=args.limit,
             calibrated=not args.no_calibration,
-            kind=args.kind,
             model=Path(args.model) if args.model else None,
             detector=Path(args.detector) if args.detector else None,
             cocked=Path(args.cocked) if args.cocked else None,
             field_of_view=args.field_of_view,
+            calibration=calibration,
+            resize=_size(args.resize) if args.resize else None,
         )
     except (DatasetError, VisionError) as exc:
         raise UsageError(str(exc)) from None
+
+
+def _size(text: str, option: str = "--resize") -> tuple[int, int]:
+    """WIDTHxHEIGHT, each at least 64 (and at most the image limit), or UsageError."""
+    try:
+        width, height = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise UsageError(f"{option} is WIDTHxHEIGHT, e.g. 640x480; not {text!r}") from None
+    if width < 64 or height < 64:
+        raise UsageError(f"{option} must be at least 64x64, not {text}")
+    if width * height > 64_000_000:
+        raise UsageError(f"{option} {text} is larger than any camera frame yamscope reads")
+    return width, height
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -499,12 +517,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         raise UsageError("--n must be at least 1")
     if args.samples < 1:
         raise UsageError("--samples must be at least 1")
-    try:
-        width, height = (int(v) for v in args.size.lower().split("x"))
-    except ValueError:
-        raise UsageError(f"--size is WIDTHxHEIGHT, e.g. 640x480; not {args.size!r}") from None
-    if width < 64 or height < 64:
-        raise UsageError(f"--size must be at least 64x64, not {args.size}")
+    width, height = _size(args.size, "--size")
     kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     if not kinds or any(k not in ("d6", "d10") for k in kinds):
         raise UsageError(f"--kinds takes d10, d6 or d6,d10; not {args.kinds!r}")
@@ -905,10 +918,13 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate",
         help="score the whole reading pipeline on a folder of labelled photos",
         description="Read every photo of DATASET as the appliance does (one thread) and match "
-        "the dice read to the labelled ones (IoU >= 0.5): detection precision and recall, "
-        "accuracy of each attribute, photos read entirely right, flags, cocked dice, latency. "
-        "DATASET: a YOLO folder (images/ + labels/*.txt, e.g. rune55-d6/test) or a synthetic "
-        "one (yamscope render). Confusion matrices go to --out as PNG.",
+        "the dice read to the labelled ones (a read box's centre in the labelled box or the "
+        "labelled centre in the read box, one to one; IoU >= 0.5 beside it): detection "
+        "precision and recall, dice found twice, accuracy of each attribute, photos read "
+        "entirely right, flags, cocked dice, latency. DATASET: a folder of photos (images/ + "
+        "labels/*.txt, YOLO lines or 'KIND VALUE x0 y0 x1 y1' in pixels; e.g. "
+        "rune55-d6/test) or a synthetic one (yamscope render). Confusion matrices go to --out "
+        "as PNG.",
     )
     evs.add_argument("dataset", metavar="DATASET")
     evs.add_argument("--json", action="store_true", help="JSON for tools")
@@ -917,6 +933,13 @@ def build_parser() -> argparse.ArgumentParser:
     evs.add_argument("--cocked", metavar="ONNX", help="cocked-die model (default: the shipped one)")
     evs.add_argument("--out", metavar="DIR", help="default: data/evaluate/<dataset name>/")
     evs.add_argument("--limit", type=int, metavar="N", help="only the first N photos")
+    evs.add_argument(
+        "--labels", metavar="DIR", help="the photos' label files, when not in DATASET/labels"
+    )
+    evs.add_argument(
+        "--calibration", metavar="FILE", help="read every photo with this tray's calibration"
+    )
+    evs.add_argument("--resize", metavar="WxH", help="scale each photo and its labels to WxH first")
     evs.add_argument(
         "--no-calibration",
         action="store_true",

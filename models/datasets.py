@@ -1,5 +1,6 @@
-"""Labelled photo folders the whole pipeline is scored on: a YOLO folder of real d6 photos
-(Rune55) or a folder of synthetic scenes (``yamscope render``), read as one kind of thing.
+"""Labelled photo folders the whole pipeline is scored on: a folder of real photos (YOLO
+labels, or pixel labels that name each die's kind) or a folder of synthetic scenes
+(``yamscope render``), read as one kind of thing.
 
 Why one reader for both: the evaluation then has a single path from photo to score, and a
 photo's labels carry only what its source knows (a YOLO label knows the face and the box of
@@ -16,11 +17,13 @@ from typing import Any, Literal
 
 import numpy as np
 
-from models.photos import SPLITS, parse_labels
+from models.photos import SPLITS, yolo_box
 from vision.images import load_image
 
-Format = Literal["yolo", "synthetic"]
+Format = Literal["photos", "synthetic"]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+SCORED_KINDS = ("d6", "d10")  # a pixel label of any other kind (d8, d100) is ignored
+FACES = {"d6": 6, "d10": 10}
 
 
 class DatasetError(ValueError):
@@ -38,6 +41,12 @@ class TrueDie:
     colour: str | None = None
     finish: str | None = None
     cocked: bool = False
+
+    @property
+    def ignored(self) -> bool:
+        """A die of a kind yamscope does not play (a d8): a box read on it is neither right
+        nor extra."""
+        return self.kind is not None and self.kind not in SCORED_KINDS
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +82,8 @@ class Dataset:
     format: Format
     name: str
     kinds: tuple[str, ...]
-    photos: tuple[Path, ...]  # the image (YOLO) or label (synthetic) file of each photo
+    photos: tuple[Path, ...]  # the image (real photos) or label (synthetic) file of each photo
+    labels: Path | None = None  # the real photos' label folder (default: root/labels)
 
     def __len__(self) -> int:
         return len(self.photos)
@@ -82,62 +92,122 @@ class Dataset:
         """Photo ``index`` (name order) with its labels; BadImageError for a photo that
         cannot be read, DatasetError for labels that cannot."""
         path = self.photos[index]
-        if self.format == "yolo":
-            return _yolo_photo(self.root, path)
+        if self.format == "photos":
+            return _photo(self.labels or self.root / "labels", path)
         return _synthetic_photo(self.root, path)
 
 
-def open_dataset(root: str | Path) -> Dataset:
-    """The dataset in ``root``: ``images/`` + ``labels/*.txt`` (YOLO; a split folder such as
-    ``rune55-d6/test``) or ``dataset.json`` + ``labels/*.json`` (synthetic). Raises
-    DatasetError naming what is missing."""
+def open_dataset(root: str | Path, labels: str | Path | None = None) -> Dataset:
+    """The dataset in ``root``: ``images/`` + ``labels/*.txt`` (real photos, YOLO or pixel
+    labels; a split folder such as ``rune55-d6/test``) or ``dataset.json`` +
+    ``labels/*.json`` (synthetic). ``labels``: a folder of label files for the photos in
+    ``root`` (or ``root/images``), which are then the photos that have one (a folder of
+    photos labelled elsewhere). Raises DatasetError naming what is missing."""
     root = Path(root)
     if not root.is_dir():
         raise DatasetError(f"{root}: no such folder")
     name = f"{root.resolve().parent.name}-{root.name}" if root.name in SPLITS else root.name
+    if labels is not None:
+        return _labelled_elsewhere(root, Path(labels), name)
     if (root / "dataset.json").is_file():
         try:
             meta = json.loads((root / "dataset.json").read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise DatasetError(f"{root / 'dataset.json'}: unreadable ({exc})") from None
-        labels = tuple(sorted((root / "labels").glob("*.json")))
-        if not labels:
+        found = tuple(sorted((root / "labels").glob("*.json")))
+        if not found:
             raise DatasetError(f"{root}: a synthetic dataset with no labels/*.json")
         kinds = tuple(meta.get("kinds") or ("d6", "d10"))
-        return Dataset(root, "synthetic", name, kinds, labels)
+        return Dataset(root, "synthetic", name, kinds, found)
     if (root / "images").is_dir() and (root / "labels").is_dir():
-        images = tuple(
-            sorted(p for p in (root / "images").iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-        )
+        images = photos_in(root / "images")
         if not images:
             raise DatasetError(f"{root}: images/ holds no photos")
-        return Dataset(root, "yolo", name, ("d6",), images)
+        return Dataset(root, "photos", name, photo_kinds(root / "labels", images), images)
     raise DatasetError(
         f"{root}: not a dataset (want images/ + labels/*.txt, or dataset.json + labels/*.json)"
     )
 
 
-def _yolo_photo(root: Path, path: Path) -> LabelledPhoto:
-    """A photo without a label file holds no dice (the YOLO convention)."""
-    label = root / "labels" / f"{path.stem}.txt"
+def photos_in(folder: Path) -> tuple[Path, ...]:
+    return tuple(sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES))
+
+
+def _labelled_elsewhere(root: Path, labels: Path, name: str) -> Dataset:
+    if not labels.is_dir():
+        raise DatasetError(f"{labels}: no such label folder")
+    folder = root / "images" if (root / "images").is_dir() else root
+    images = tuple(p for p in photos_in(folder) if (labels / f"{p.stem}.txt").is_file())
+    if not images:
+        raise DatasetError(f"{labels}: labels none of the photos in {folder}")
+    return Dataset(root, "photos", name, photo_kinds(labels, images), images, labels)
+
+
+def parse_photo_labels(text: str, width: int, height: int) -> list[TrueDie]:
+    """A photo's label lines, each either YOLO (``CLASS cx cy w h``, normalised, class 0..5
+    a d6 showing 1..6, its kind left to the dataset) or pixels (``KIND VALUE x0 y0 x1 y1``);
+    blank lines are skipped, a bad line raises ValueError naming it."""
+    dice = []
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) == 5 and fields[0].isdigit():
+            box = yolo_box(fields, number)
+            half_w, half_h = box.w * width / 2, box.h * height / 2
+            cx, cy = box.cx * width, box.cy * height
+            dice.append(TrueDie((cx - half_w, cy - half_h, cx + half_w, cy + half_h), box.cls + 1))
+            continue
+        if len(fields) != 6:
+            raise ValueError(
+                f"line {number}: expected 'CLASS cx cy w h' or 'KIND VALUE x0 y0 x1 y1', "
+                f"got {line!r}"
+            )
+        dice.append(_pixel_label(fields, number))
+    return dice
+
+
+def _pixel_label(fields: list[str], number: int) -> TrueDie:
+    kind = fields[0].lower()
     try:
-        boxes = parse_labels(label.read_text(encoding="utf-8")) if label.exists() else []
-    except ValueError as exc:
-        raise DatasetError(f"{label}: {exc}") from None
+        value = int(fields[1])
+        value = 10 if kind == "d10" and value == 0 else value  # a d10's "0" is its ten
+        x0, y0, x1, y1 = (float(f) for f in fields[2:])
+    except ValueError:
+        raise ValueError(f"line {number}: VALUE and the box must be numbers") from None
+    if not (x0 < x1 and y0 < y1):
+        raise ValueError(f"line {number}: the box ({x0:g}, {y0:g}, {x1:g}, {y1:g}) is empty")
+    if kind in FACES and not 1 <= value <= FACES[kind]:
+        raise ValueError(f"line {number}: a {kind} shows 1 to {FACES[kind]}, not {value}")
+    return TrueDie((x0, y0, x1, y1), value, kind=kind)
+
+
+def photo_kinds(labels: Path, images: tuple[Path, ...]) -> tuple[str, ...]:
+    """The kinds of dice the photos' labels name (a YOLO line: a d6)."""
+    kinds: set[str] = set()
+    for path in images:
+        label = labels / f"{path.stem}.txt"
+        if not label.exists():
+            continue
+        for line in label.read_text(encoding="utf-8", errors="replace").splitlines():
+            fields = line.split()
+            if len(fields) == 5 and fields[0].isdigit():
+                kinds.add("d6")
+            elif len(fields) == 6 and fields[0].lower() in SCORED_KINDS:
+                kinds.add(fields[0].lower())
+    return tuple(k for k in SCORED_KINDS if k in kinds) or ("d6",)
+
+
+def _photo(labels: Path, path: Path) -> LabelledPhoto:
+    """A photo without a label file holds no dice (the YOLO convention)."""
+    label = labels / f"{path.stem}.txt"
     image = load_image(path)
     height, width = image.shape[:2]
-    dice = tuple(
-        TrueDie(
-            (
-                (b.cx - b.w / 2) * width,
-                (b.cy - b.h / 2) * height,
-                (b.cx + b.w / 2) * width,
-                (b.cy + b.h / 2) * height,
-            ),
-            b.cls + 1,
-        )
-        for b in boxes
-    )
+    try:
+        text = label.read_text(encoding="utf-8") if label.exists() else ""
+        dice = tuple(parse_photo_labels(text, width, height))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise DatasetError(f"{label}: {exc}") from None
     return LabelledPhoto(path, image, dice)
 
 

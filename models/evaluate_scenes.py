@@ -3,10 +3,16 @@ photos, one photo at a time on one thread, as the Pi reads a throw.
 
 Why whole photos and not crops: ``yamscope evaluate-crops`` says how well the model reads a
 die it is handed; players see what ``recognise`` makes of a tray: dice missed or made up,
-dice cut in two, a wrong value that nothing flagged. Read dice are matched to labelled ones
-by box overlap (IoU ≥ 0.5, greedy by IoU, one to one), then:
+dice found twice, a wrong value that nothing flagged. A read die matches a labelled one when
+its box's centre lies in the labelled box or the labelled centre in its box, one to one,
+nearest centres first (IoU 0.5 fails whenever one side boxes the top face and the other the
+whole die with its sides; it is reported beside). A labelled die of a kind yamscope does not
+play (a d8) takes part in the matching, and a box read on it is neither right nor extra.
+Then:
 
-- detection: precision (read dice that are labelled dice) and recall (labelled dice read);
+- detection: precision (read dice that are labelled dice) and recall (labelled dice read),
+  overall and for the dice of ``LARGE_PX`` and more; dice found twice; the photos where every
+  die was found once and nothing else;
 - attributes on matched dice: the value always, kind, colour and finish where labelled; a
   die labelled cocked shows no top face (the rules have it thrown again), so its value is
   not scored: the right answer for it is a flag;
@@ -14,9 +20,8 @@ by box overlap (IoU ≥ 0.5, greedy by IoU, one to one), then:
   attribute is right and no die is flagged, except cocked ones, which must be;
 - flags: a flag is deserved by a die made up, misread or cocked; the share of flags that
   were deserved, and the silent errors (deserved, not flagged), which cost players points,
-  by cause: a box on part of a die (IoU 0.1–0.5 with its label: often its top face alone,
-  which may well be read right) or on no die, a wrong value, a wrong kind, colour or
-  finish, a cocked die not flagged;
+  by cause: a second box on a die already found, a box on no die, a wrong value, a wrong
+  kind, colour or finish, a cocked die not flagged;
 - by look (colour and finish, where labelled): the flat dice's value accuracy, flags and
   silent errors, since a clear die on felt is read far worse than a frosted one and a mean
   over all dice hides it;
@@ -31,8 +36,8 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +59,8 @@ from vision.reading import ReadDie, Reading
 from vision.recognise import Recogniser
 
 IOU = 0.5
-PART_IOU = 0.1  # a made-up box overlapping a labelled die this much is on part of it
-SILENT_CAUSES = ("part of a die", "no die", "value", "kind/colour/finish", "cocked die")
+LARGE_PX = 30  # "dice of 30 px and more": the labelled box's longer side
+SILENT_CAUSES = ("found twice", "no die", "value", "kind/colour/finish", "cocked die")
 OUT_ROOT = Path(__file__).resolve().parents[1] / "data" / "evaluate"
 CLASSES: dict[str, tuple[Any, ...]] = {
     "kind": ("d6", "d10"),
@@ -96,7 +101,33 @@ def iou(a: Box, b: Box) -> float:
     return inter / union if union > 0 else 0.0
 
 
-def match(
+def centre(box: Box) -> tuple[float, float]:
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def holds(box: Box, point: tuple[float, float]) -> bool:
+    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
+
+
+def same_die(labelled: Box, read: Box) -> bool:
+    """The centre rule: the read box's centre in the labelled box, or the labelled centre in
+    the read box."""
+    return holds(labelled, centre(read)) or holds(read, centre(labelled))
+
+
+def match(truth: Sequence[Box], read: Sequence[Box]) -> list[tuple[int, int]]:
+    """(truth index, read index) pairs by the centre rule (:func:`same_die`), the nearest
+    centres first, each box used once."""
+    pairs = sorted(
+        (float(np.hypot(*np.subtract(centre(t), centre(r)))), i, j)
+        for i, t in enumerate(truth)
+        for j, r in enumerate(read)
+        if same_die(t, r)
+    )
+    return _one_to_one((i, j) for _, i, j in pairs)
+
+
+def match_iou(
     truth: Sequence[Box], read: Sequence[Box], threshold: float = IOU
 ) -> list[tuple[int, int]]:
     """(truth index, read index) pairs: the best-overlapping pair first, each box used once,
@@ -105,18 +136,24 @@ def match(
         ((iou(t, r), i, j) for i, t in enumerate(truth) for j, r in enumerate(read)),
         reverse=True,
     )
+    return _one_to_one((i, j) for overlap, i, j in pairs if overlap >= threshold)
+
+
+def _one_to_one(ranked: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
     used_truth: set[int] = set()
     used_read: set[int] = set()
     out = []
-    for overlap, i, j in pairs:
-        if overlap < threshold:
-            break
+    for i, j in ranked:
         if i in used_truth or j in used_read:
             continue
         used_truth.add(i)
         used_read.add(j)
         out.append((i, j))
     return sorted(out)
+
+
+def long_side(box: Box) -> float:
+    return max(box[2] - box[0], box[3] - box[1])
 
 
 def scored(truth: TrueDie) -> tuple[str, ...]:
@@ -126,14 +163,6 @@ def scored(truth: TrueDie) -> tuple[str, ...]:
         for a in ATTRIBUTES
         if (a == "value" and not truth.cocked) or (a != "value" and getattr(truth, a) is not None)
     )
-
-
-def overlapped(box: Box, truth: Sequence[TrueDie]) -> TrueDie | None:
-    """Why a read die that matches no label is wrong: the labelled die it covers part of
-    (often its top face, where the label spans the sides too; the one it overlaps most, at
-    IoU ``PART_IOU`` or more), else None: it covers no die at all."""
-    best = max(truth, key=lambda t: iou(box, t.box), default=None)
-    return best if best is not None and iou(box, best.box) >= PART_IOU else None
 
 
 def misread(truth: TrueDie, read: ReadDie) -> str:
@@ -159,6 +188,12 @@ class Tally:
     true_dice: int = 0
     read_dice: int = 0
     matched: int = 0
+    matched_iou: int = 0
+    found_twice: int = 0  # labelled dice with more than one box on them
+    found_once_photos: int = 0  # every die found once and nothing else
+    ignored_labels: int = 0  # labelled dice of a kind not played (d8): not scored
+    ignored_reads: int = 0  # boxes read on them
+    large: Counter[str] = field(default_factory=Counter)  # dice of LARGE_PX and more
     right: Counter[str] = field(default_factory=Counter)
     compared: Counter[str] = field(default_factory=Counter)
     answers: dict[str, list[tuple[Any, Any]]] = field(default_factory=dict)  # (labelled, read)
@@ -175,41 +210,83 @@ class Tally:
     sizes: Counter[str] = field(default_factory=Counter)
     looks: dict[str, LookTally] = field(default_factory=dict)  # "red transparent": ...
     silent_causes: Counter[str] = field(default_factory=Counter)
-    # silent boxes on part of a die that read that die's value: wrong for the IoU rule, but
-    # the throw a player sees is right (Rune55 test: 42 of 63)
-    part_value_right: int = 0
 
-    def add(self, truth: Sequence[TrueDie], reading: Reading) -> None:
+    def add(self, labelled: Sequence[TrueDie], reading: Reading) -> None:
         """One photo's labelled dice and what was read in it."""
         self.photos += 1
         self.ms.append(reading.ms)
         self.sizes[f"{reading.size[0]}x{reading.size[1]}"] += 1
+        truth, read = self._scored(labelled, reading.dice)
         self.true_dice += len(truth)
-        self.read_dice += len(reading.dice)
-        pairs = match([t.box for t in truth], [d.box for d in reading.dice])
+        self.read_dice += len(read)
+        pairs = match([t.box for t in truth], [d.box for d in read])
         self.matched += len(pairs)
-        right_photo = len(pairs) == len(truth) == len(reading.dice)
-        deserved = [True] * len(reading.dice)  # a die made up deserves its flag
-        under = [overlapped(die.box, truth) for die in reading.dice]
-        causes = ["no die" if part is None else "part of a die" for part in under]
+        self.matched_iou += len(match_iou([t.box for t in truth], [d.box for d in read]))
+        causes = self._unmatched_causes(truth, read, pairs)
+        self._count_large(truth, read, pairs)
+        found_once = len(pairs) == len(truth) == len(read)
+        self.found_once_photos += found_once
+        right_photo = found_once
+        deserved = [True] * len(read)  # a die made up or found twice deserves its flag
         for i, j in pairs:
-            ok = self._compare(truth[i], reading.dice[j])
+            ok = self._compare(truth[i], read[j])
             deserved[j] = truth[i].cocked or not ok
-            causes[j] = misread(truth[i], reading.dice[j])
-            flagged = reading.dice[j].flagged
+            causes[j] = misread(truth[i], read[j])
+            flagged = read[j].flagged
             right_photo &= flagged if truth[i].cocked else ok and not flagged
-            self._count_look(truth[i], reading.dice[j], ok)
-        for die, due, cause, part in zip(reading.dice, deserved, causes, under, strict=True):
+            self._count_look(truth[i], read[j], ok)
+        for die, due, cause in zip(read, deserved, causes, strict=True):
             self.flagged += die.flagged
             self.deserved_flags += die.flagged and due
             silent = due and not die.flagged
             self.silent_errors += silent
             self.silent_causes[cause] += silent
-            if silent and cause == "part of a die" and part is not None:
-                self.part_value_right += part.value == die.value
             self.by_flag.update(die.flags)
         self.entirely_right += right_photo
-        self._count_cocked(truth, reading.dice, pairs)
+        self._count_cocked(truth, read, pairs)
+
+    def _scored(
+        self, labelled: Sequence[TrueDie], read: Sequence[ReadDie]
+    ) -> tuple[list[TrueDie], list[ReadDie]]:
+        """The labelled dice of a kind played and the boxes not read on another kind: the
+        centre rule runs over every label, and a box it gives to a d8 is left out."""
+        on_other = {
+            j for i, j in match([t.box for t in labelled], [d.box for d in read])
+            if labelled[i].ignored
+        }  # fmt: skip
+        self.ignored_labels += sum(t.ignored for t in labelled)
+        self.ignored_reads += len(on_other)
+        truth = [t for t in labelled if not t.ignored]
+        return truth, [d for j, d in enumerate(read) if j not in on_other]
+
+    def _unmatched_causes(
+        self, truth: Sequence[TrueDie], read: Sequence[ReadDie], pairs: list[tuple[int, int]]
+    ) -> list[str]:
+        """For each read box that matches no label: ``found twice`` when the centre rule
+        puts it on a die another box was matched to, else ``no die``; counts the dice found
+        twice."""
+        matched = {j for _, j in pairs}
+        twice: set[int] = set()
+        causes = []
+        for j, die in enumerate(read):
+            on = [i for i, t in enumerate(truth) if same_die(t.box, die.box)]
+            if j not in matched and on:
+                twice.add(max(on, key=lambda i: iou(truth[i].box, die.box)))
+            causes.append("found twice" if on else "no die")
+        self.found_twice += len(twice)
+        return causes
+
+    def _count_large(
+        self, truth: Sequence[TrueDie], read: Sequence[ReadDie], pairs: list[tuple[int, int]]
+    ) -> None:
+        """Precision and recall over the dice of ``LARGE_PX`` and more: a matched box counts
+        by its label's size, an extra one by its own."""
+        size_of = {j: long_side(truth[i].box) for i, j in pairs}
+        self.large["labelled"] += sum(long_side(t.box) >= LARGE_PX for t in truth)
+        self.large["matched"] += sum(long_side(truth[i].box) >= LARGE_PX for i, _ in pairs)
+        self.large["read"] += sum(
+            size_of.get(j, long_side(d.box)) >= LARGE_PX for j, d in enumerate(read)
+        )
 
     def _compare(self, truth: TrueDie, read: ReadDie) -> bool:
         """Score a matched die's attributes; True when every scored one is right."""
@@ -254,6 +331,7 @@ class Tally:
             "unreadable": self.unreadable,
             "sizes": dict(self.sizes),
             "detection": {
+                "rule": "centres",
                 "labelled": self.true_dice,
                 "read": self.read_dice,
                 "matched": self.matched,
@@ -261,6 +339,26 @@ class Tally:
                 "extra": extra,
                 "precision": ratio(self.matched, self.read_dice),
                 "recall": ratio(self.matched, self.true_dice),
+                "found_twice": self.found_twice,
+                "found_once_photos": {
+                    "photos": self.found_once_photos,
+                    "share": ratio(self.found_once_photos, self.photos),
+                },
+                "iou": {
+                    "threshold": IOU,
+                    "matched": self.matched_iou,
+                    "precision": ratio(self.matched_iou, self.read_dice),
+                    "recall": ratio(self.matched_iou, self.true_dice),
+                },
+                "large": {
+                    "min_px": LARGE_PX,
+                    "labelled": self.large["labelled"],
+                    "read": self.large["read"],
+                    "matched": self.large["matched"],
+                    "precision": ratio(self.large["matched"], self.large["read"]),
+                    "recall": ratio(self.large["matched"], self.large["labelled"]),
+                },
+                "ignored": {"labelled": self.ignored_labels, "read_on_them": self.ignored_reads},
             },
             "attributes": {
                 a: {
@@ -282,7 +380,6 @@ class Tally:
                 "precision": ratio(self.deserved_flags, self.flagged),
                 "silent_errors": self.silent_errors,
                 "silent_by_cause": {c: self.silent_causes[c] for c in SILENT_CAUSES},
-                "silent_part_of_a_die_value_right": self.part_value_right,
                 "by_flag": dict(self.by_flag),
             },
             "by_look": {name: self.looks[name].summary() for name in sorted(self.looks)},
@@ -335,6 +432,18 @@ def tray_calibration(
     return calibrate(image, field_of_view=told)
 
 
+def resized(photo: LabelledPhoto, size: tuple[int, int]) -> LabelledPhoto:
+    """The photo scaled to ``size`` (width, height), its labelled boxes with it."""
+    height, width = photo.image.shape[:2]
+    sx, sy = size[0] / width, size[1] / height
+    image = cv2.resize(photo.image, size, interpolation=cv2.INTER_CUBIC)
+    dice = tuple(
+        replace(d, box=(d.box[0] * sx, d.box[1] * sy, d.box[2] * sx, d.box[3] * sy))
+        for d in photo.dice
+    )
+    return replace(photo, image=image, dice=dice)
+
+
 def evaluate(
     dataset: Dataset,
     *,
@@ -347,14 +456,19 @@ def evaluate(
     detector: Path | None = None,
     cocked: Path | None = None,
     field_of_view: float | None = None,
+    calibration: Calibration | None = None,
+    resize: tuple[int, int] | None = None,
 ) -> tuple[Tally, dict[str, Any]]:
     """Read every photo of ``dataset`` (the first ``limit``) and tally the result; also
     returns how it was read (model, kinds, calibration). ``kinds``: the kinds of dice in
     play (default: the dataset's); synthetic sets are calibrated unless ``calibrated`` is
     False. ``model``, ``detector``, ``cocked``: ONNX files read instead of the shipped ones,
     when no ``recogniser`` is given. ``field_of_view``: the calibrations are told this
-    instead of the camera's in the labels (to measure a wrong setting). OpenCV runs on one
-    thread meanwhile, as the model does."""
+    instead of the camera's in the labels (to measure a wrong setting). ``calibration``:
+    every photo is read with this one (real photos of one calibrated tray). ``resize``:
+    each photo and its labels are first scaled to this (width, height), as a camera of
+    another resolution would see them. OpenCV runs on one thread meanwhile, as the model
+    does."""
     from tqdm import tqdm
 
     if field_of_view is not None:
@@ -371,7 +485,7 @@ def evaluate(
             finder_model=detector,
             **chosen,
         )
-    calibrate_each = calibrated and synthetic
+    calibrate_each = calibrated and synthetic and calibration is None
     tally = Tally()
     failed_calibrations = 0
     count = len(dataset) if limit is None else min(limit, len(dataset))
@@ -384,7 +498,9 @@ def evaluate(
             except VisionError as exc:
                 tally.unreadable.append(str(exc))
                 continue
-            recogniser.calibration = None
+            if resize is not None:
+                photo = resized(photo, resize)
+            recogniser.calibration = calibration
             if calibrate_each:
                 try:
                     recogniser.calibration = tray_calibration(photo, index, field_of_view)
@@ -409,6 +525,8 @@ def evaluate(
         },
         "kinds": list(kinds),
         "calibrated": calibrate_each,
+        "calibration": None if calibration is None else "given",
+        "resized": None if resize is None else f"{resize[0]}x{resize[1]}",
         "field_of_view": "the labels'" if field_of_view is None else field_of_view,
         "calibration_failed": failed_calibrations,
     }
@@ -432,14 +550,32 @@ def _pct(value: float | None) -> str:
 
 
 def silent_line(flags: dict[str, Any]) -> str:
-    """The silent errors by cause; a box on part of a die also says how many read that
-    die's value right (a player's throw is right there, the IoU rule's is not)."""
-    right = flags["silent_part_of_a_die_value_right"]
-    return "silent       " + "; ".join(
-        f"{cause} {n}"
-        + (f" ({right} of them with its value right)" if cause == "part of a die" and n else "")
-        for cause, n in flags["silent_by_cause"].items()
-    )
+    """The silent errors by cause."""
+    causes = flags["silent_by_cause"].items()
+    return "silent       " + "; ".join(f"{cause} {n}" for cause, n in causes)
+
+
+def detection_lines(det: dict[str, Any], photos: int) -> list[str]:
+    """The detection rows: the centre rule, then IoU beside it, the large dice, the dice
+    found twice and the photos found exactly."""
+    large, by_iou, once = det["large"], det["iou"], det["found_once_photos"]
+    lines = [
+        f"detection    precision {_pct(det['precision'])}  recall {_pct(det['recall'])}  "
+        f"({det['matched']} of {det['labelled']} labelled dice found, {det['missed']} missed, "
+        f"{det['extra']} extra; a box's centre in the other box)",
+        f"             IoU ≥ {by_iou['threshold']}: precision {_pct(by_iou['precision'])}  "
+        f"recall {_pct(by_iou['recall'])}; dice of {large['min_px']} px and more: precision "
+        f"{_pct(large['precision'])}  recall {_pct(large['recall'])} ({large['matched']} of "
+        f"{large['labelled']})",
+        f"             {det['found_twice']} dice found twice; every die found once and nothing "
+        f"extra on {_pct(once['share'])} of photos ({once['photos']} of {photos})",
+    ]
+    if det["ignored"]["labelled"]:
+        lines.append(
+            f"             {det['ignored']['labelled']} labelled dice of other kinds ignored "
+            f"({det['ignored']['read_on_them']} boxes read on them)"
+        )
+    return lines
 
 
 def report_lines(result: dict[str, Any]) -> list[str]:
@@ -448,6 +584,10 @@ def report_lines(result: dict[str, Any]) -> list[str]:
     lat, whole = result["latency_ms"], result["entirely_right"]
     sizes = ", ".join(f"{size} ({n})" for size, n in result["sizes"].items()) or "none"
     calibration = "calibrated on each empty tray" if result["calibrated"] else "no calibration"
+    if result["calibration"]:
+        calibration = "read with the calibration given"
+    if result["resized"]:
+        calibration += f", photos scaled to {result['resized']}"
     if result["calibration_failed"]:
         calibration += f" ({result['calibration_failed']} could not be: read without)"
     lines = [
@@ -458,9 +598,7 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         + ("" if result["calibrated"] else " (not asked)")
         + f", kinds {','.join(result['kinds'])}, {calibration}",
         f"photo size   {sizes}",
-        f"detection    precision {_pct(det['precision'])}  recall {_pct(det['recall'])}  "
-        f"({det['matched']} of {det['labelled']} labelled dice found, {det['missed']} missed, "
-        f"{det['extra']} extra; IoU ≥ {IOU})",
+        *detection_lines(det, result["photos"]),
     ]
     for attribute, score in result["attributes"].items():
         dice = "flat dice" if attribute == "value" and cocked["labelled"] else "dice"
@@ -496,30 +634,16 @@ def evaluate_dataset(
     *,
     out: Path | None = None,
     as_json: bool = False,
-    limit: int | None = None,
-    calibrated: bool = True,
+    labels: Path | None = None,
     kind: str | None = None,
-    model: Path | None = None,
-    detector: Path | None = None,
-    cocked: Path | None = None,
-    field_of_view: float | None = None,
+    **options: Any,
 ) -> int:
     """``yamscope evaluate``: read, print the table (or JSON), draw the confusions into
     ``out`` (default ``data/evaluate/<dataset name>/``). DatasetError for a folder that is
-    not a dataset; ``model``, ``detector`` and ``cocked``: ONNX files to score instead of the
-    shipped ones (a candidate before it ships); ``field_of_view``: see :func:`evaluate`."""
-    dataset = open_dataset(root)
-    tally, how = evaluate(
-        dataset,
-        kinds=(kind,) if kind else None,
-        calibrated=calibrated,
-        limit=limit,
-        progress=not as_json,
-        model=model,
-        detector=detector,
-        cocked=cocked,
-        field_of_view=field_of_view,
-    )
+    not a dataset; ``labels``: the photos' label folder when it is not ``root/labels``;
+    ``kind``: every die is of this kind; the other ``options`` are :func:`evaluate`'s."""
+    dataset = open_dataset(root, labels)
+    tally, how = evaluate(dataset, kinds=(kind,) if kind else None, progress=not as_json, **options)
     out = out or OUT_ROOT / dataset.name
     result = how | tally.summary()
     result["confusions"] = [str(p) for p in draw_confusions(tally, out, dataset.name)]

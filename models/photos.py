@@ -53,19 +53,20 @@ class Box:
 
 def parse_labels(text: str) -> list[Box]:
     """Read YOLO label lines (``class cx cy w h``); blank lines are skipped, bad ones raise."""
-    boxes = []
-    for number, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 5:
-            raise ValueError(f"line {number}: expected 'class cx cy w h', got {line!r}")
-        cls = int(fields[0])
-        if not 0 <= cls <= 5:
-            raise ValueError(f"line {number}: class {cls} is not a d6 face (0..5)")
-        cx, cy, w, h = (float(f) for f in fields[1:])
-        boxes.append(Box(cls, cx, cy, w, h))
-    return boxes
+    return [
+        yolo_box(line.split(), n) for n, line in enumerate(text.splitlines(), 1) if line.split()
+    ]
+
+
+def yolo_box(fields: list[str], number: int) -> Box:
+    """One YOLO label line's fields; ValueError naming line ``number`` when they are not."""
+    if len(fields) != 5:
+        raise ValueError(f"line {number}: expected 'class cx cy w h', got {' '.join(fields)!r}")
+    cls = int(fields[0])
+    if not 0 <= cls <= 5:
+        raise ValueError(f"line {number}: class {cls} is not a d6 face (0..5)")
+    cx, cy, w, h = (float(f) for f in fields[1:])
+    return Box(cls, cx, cy, w, h)
 
 
 def square_window(box: Box, width: int, height: int, margin: float = MARGIN) -> tuple[int, ...]:

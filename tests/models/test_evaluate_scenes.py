@@ -9,11 +9,12 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from device.cli import main
 from models.datasets import DatasetError, TrueDie, open_dataset
-from models.evaluate_scenes import Tally, evaluate, match, silent_line
+from models.evaluate_scenes import Tally, evaluate, match, match_iou, silent_line
 from models.photos import default_root
 from models.synth.dataset import write_dataset
 from vision.reading import ReadDie, Reading
@@ -58,11 +59,22 @@ def yolo(tmp_path: Path) -> Path:
 # -- matching and metrics ----------------------------------------------------------------
 
 
-def test_matching_is_greedy_by_overlap_and_one_to_one() -> None:
+def test_matching_by_centres_is_nearest_first_and_one_to_one() -> None:
     labelled = [(0, 0, 10, 10), (2, 0, 12, 10)]
     found = [(1, 0, 11, 10), (0, 0, 10, 10), (50, 50, 60, 60)]
     assert match(labelled, found) == [(0, 1), (1, 0)]  # the exact box takes die 0
-    assert match(labelled, [(0, 0, 10, 30)]) == []  # IoU 1/3: below 0.5
+    # a box on the top face inside a label of the whole die (IoU 1/4) is that die
+    assert match([(0, 0, 40, 40)], [(10, 10, 30, 30)]) == [(0, 0)]
+    # and a label of the top face inside a box of the whole die
+    assert match([(10, 10, 30, 30)], [(0, 0, 40, 40)]) == [(0, 0)]
+    assert match([(0, 0, 10, 10)], [(8, 8, 30, 30)]) == []  # neither centre in the other
+
+
+def test_matching_by_overlap_stays_beside_it() -> None:
+    labelled = [(0, 0, 10, 10), (2, 0, 12, 10)]
+    found = [(1, 0, 11, 10), (0, 0, 10, 10), (50, 50, 60, 60)]
+    assert match_iou(labelled, found) == [(0, 1), (1, 0)]
+    assert match_iou(labelled, [(0, 0, 10, 30)]) == []  # IoU 1/3: below 0.5
 
 
 def test_one_hit_one_miss_one_extra_is_half_precision_and_half_recall() -> None:
@@ -123,7 +135,8 @@ def test_silent_errors_are_told_apart_by_cause() -> None:
     tally.add(
         [truth((0, 0, 40, 40), 5), truth((100, 0, 140, 40), 6), truth((200, 0, 240, 40), 9, True)],
         reading(
-            read((0, 0, 15, 40), 5),  # part of the die (IoU 0.375), even if read right
+            read((0, 0, 40, 40), 5),  # right
+            read((0, 0, 15, 40), 5),  # a second box on the same die
             read((100, 0, 140, 40), 2),  # wrong value
             read((200, 0, 240, 40), 9),  # cocked, not flagged
             read((400, 400, 440, 440), 1),  # nothing there
@@ -132,32 +145,61 @@ def test_silent_errors_are_told_apart_by_cause() -> None:
     )
     causes = tally.summary()["flags"]["silent_by_cause"]
     assert causes == {
-        "part of a die": 1,
+        "found twice": 1,
         "no die": 1,
         "value": 1,
         "kind/colour/finish": 0,
         "cocked die": 1,
     }
     assert sum(causes.values()) == tally.silent_errors == 4
-    assert tally.summary()["flags"]["silent_part_of_a_die_value_right"] == 1
+    assert silent_line(tally.summary()["flags"]).startswith(
+        "silent       found twice 1; no die 1; value 1"
+    )
 
 
-def test_boxes_on_part_of_a_die_count_whether_they_read_its_value() -> None:
+def test_dice_found_twice_and_photos_found_exactly_are_counted() -> None:
+    tally = Tally()
+    tally.add(  # every die once, nothing else: found exactly, though a value is wrong
+        [truth((0, 0, 40, 40), 5), truth((100, 0, 140, 40), 6)],
+        reading(read((0, 0, 40, 40), 5), read((100, 0, 140, 40), 2)),
+    )
+    tally.add(  # three boxes on one die, and the other die missed
+        [truth((0, 0, 40, 40), 5), truth((100, 0, 140, 40), 6)],
+        reading(read((0, 0, 40, 40)), read((0, 0, 20, 40)), read((20, 0, 40, 40))),
+    )
+    detection = tally.summary()["detection"]
+    assert detection["found_twice"] == 1
+    assert detection["found_once_photos"] == {"photos": 1, "share": 0.5}
+    assert (detection["matched"], detection["extra"], detection["missed"]) == (3, 2, 1)
+
+
+def test_dice_of_30_px_and_more_are_scored_apart() -> None:
     tally = Tally()
     tally.add(
-        [truth((0, 0, 40, 40), 5), truth((100, 0, 140, 40), 6)],
+        [truth((0, 0, 40, 40)), truth((100, 0, 120, 20)), truth((200, 0, 220, 20))],
         reading(
-            read((0, 0, 15, 40), 5),  # on part of the 5, read 5
-            read((100, 0, 115, 40), 3),  # on part of the 6, read 3
-            read((0, 0, 40, 40), 5),  # the 5 itself: matched, not a silent error
+            read((0, 0, 40, 40)),  # a large die found
+            read((100, 0, 120, 20)),  # a small die found: not in the large counts
+            read((300, 0, 350, 50)),  # a large box on nothing
+            read((400, 0, 410, 10)),  # a small box on nothing
         ),
     )
-    flags = tally.summary()["flags"]
-    assert flags["silent_by_cause"]["part of a die"] == 2
-    assert flags["silent_part_of_a_die_value_right"] == 1
-    assert silent_line(flags).startswith(
-        "silent       part of a die 2 (1 of them with its value right); no die 0; value 0"
+    large = tally.summary()["detection"]["large"]
+    assert (large["labelled"], large["read"], large["matched"]) == (1, 2, 1)
+    assert (large["precision"], large["recall"]) == (0.5, 1.0)
+
+
+def test_a_box_read_on_a_kind_not_played_is_neither_right_nor_extra() -> None:
+    tally = Tally()
+    d8 = TrueDie((100, 0, 140, 40), 7, kind="d8")
+    tally.add(
+        [truth((0, 0, 40, 40), 5), d8],
+        reading(read((0, 0, 40, 40), 5), read((102, 2, 138, 38), 7)),
     )
+    detection = tally.summary()["detection"]
+    assert (detection["labelled"], detection["read"], detection["matched"]) == (1, 1, 1)
+    assert detection["ignored"] == {"labelled": 1, "read_on_them": 1}
+    assert detection["found_once_photos"]["photos"] == 1 and tally.silent_errors == 0
 
 
 def test_flat_dice_are_told_apart_by_colour_and_finish_where_labelled() -> None:
@@ -225,11 +267,71 @@ def test_a_field_of_view_no_camera_has_exits_2_with_one_line(
 
 def test_a_yolo_split_folder_is_read_in_pixels(yolo: Path) -> None:
     dataset = open_dataset(yolo)
-    assert (dataset.format, dataset.name, dataset.kinds) == ("yolo", "rune55-test", ("d6",))
+    assert (dataset.format, dataset.name, dataset.kinds) == ("photos", "rune55-test", ("d6",))
     photo = dataset.load(0)
     width = photo.image.shape[1]
     assert photo.dice and all(0 <= d.box[0] < d.box[2] <= width + 1 for d in photo.dice)
     assert all(d.kind is None and d.colour is None and 1 <= d.value <= 6 for d in photo.dice)
+
+
+def pixel_set(root: Path, lines: str, name: str = "p0") -> Path:
+    """A photo folder with one grey 200x100 photo labelled in pixels."""
+    import cv2
+
+    (root / "images").mkdir(parents=True, exist_ok=True)
+    (root / "labels").mkdir(exist_ok=True)
+    cv2.imwrite(str(root / "images" / f"{name}.png"), np.full((100, 200, 3), 90, np.uint8))
+    (root / "labels" / f"{name}.txt").write_text(lines, encoding="utf-8")
+    return root
+
+
+def test_pixel_labels_name_each_dies_kind_and_other_kinds_are_ignored(tmp_path: Path) -> None:
+    root = pixel_set(
+        tmp_path / "phone", "d10 0 10 20 50 60\nd8 7 100 10 140 50\nd6 4 150 0 190 40\n"
+    )
+    dataset = open_dataset(root)
+    assert (dataset.format, dataset.kinds) == ("photos", ("d6", "d10"))
+    dice = dataset.load(0).dice
+    assert [(d.kind, d.value, d.ignored) for d in dice] == [
+        ("d10", 10, False),  # a d10's 0 is its ten
+        ("d8", 7, True),
+        ("d6", 4, False),
+    ]
+    assert dice[0].box == (10.0, 20.0, 50.0, 60.0)
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("d6 7 0 0 10 10", "a d6 shows 1 to 6"),
+        ("d10 3 10 10 5 20", "is empty"),
+        ("d10 three 0 0 10 10", "must be numbers"),
+        ("d10 3 0 0 10", "expected 'CLASS cx cy w h' or 'KIND VALUE x0 y0 x1 y1'"),
+    ],
+)
+def test_a_bad_pixel_label_names_its_file_and_line(tmp_path: Path, line: str, says: str) -> None:
+    dataset = open_dataset(pixel_set(tmp_path / "bad", f"d6 2 0 0 10 10\n{line}\n"))
+    with pytest.raises(DatasetError, match=f"p0.txt: line 2: .*{re.escape(says)}"):
+        dataset.load(0)
+
+
+def test_photos_can_be_labelled_from_another_folder(tmp_path: Path) -> None:
+    """Photos that stay where they are (../shared) and labels kept beside the project: only
+    the photos that have a label are read."""
+    import cv2
+
+    photos, labels = tmp_path / "photos", tmp_path / "labels"
+    photos.mkdir()
+    labels.mkdir()
+    for name in ("a", "b", "c"):
+        cv2.imwrite(str(photos / f"{name}.jpg"), np.full((64, 64, 3), 40, np.uint8))
+    (labels / "a.txt").write_text("d10 4 1 1 20 20\n", encoding="utf-8")
+    (labels / "b.txt").write_text("", encoding="utf-8")  # labelled: no die
+    dataset = open_dataset(photos, labels)
+    assert [p.name for p in dataset.photos] == ["a.jpg", "b.jpg"] and dataset.kinds == ("d10",)
+    assert [len(dataset.load(i).dice) for i in range(2)] == [1, 0]
+    with pytest.raises(DatasetError, match="no such label folder"):
+        open_dataset(photos, tmp_path / "missing")
 
 
 # -- the command ---------------------------------------------------------------------------
@@ -262,7 +364,7 @@ def test_evaluate_json_on_rune55_photos(
     out = tmp_path / "report"
     assert main(["evaluate", str(yolo), "--json", "--out", str(out)]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["photos"] == 2 and result["format"] == "yolo" and result["kinds"] == ["d6"]
+    assert result["photos"] == 2 and result["format"] == "photos" and result["kinds"] == ["d6"]
     assert set(result["attributes"]) <= {"value"}
     assert result["by_look"] == {}  # a YOLO label says no colour or finish
     assert result["sizes"] == {"640x640": 2}
@@ -280,6 +382,43 @@ def test_evaluate_without_calibration_says_so(
     assert main([*args, "--json", "--out", str(tmp_path)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["calibrated"] is False and result["photos"] == 1
+
+
+def test_evaluate_reads_photos_with_a_calibration_and_scaled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One calibration for every photo of a tray, at the photos' size or scaled up as a
+    camera of twice the resolution would see them."""
+    import cv2
+
+    from models.synth import empty_tray, random_scene
+    from vision.calibration import calibrate, save
+
+    scene = random_scene(np.random.default_rng(3), size=(320, 240), n=3, kinds=("d6",), cocked=0)
+    root = tmp_path / "tray"
+    (root / "images").mkdir(parents=True)
+    (root / "labels").mkdir()
+    cv2.imwrite(str(root / "images" / "t.png"), scene.image)
+    lines = [f"d6 {d.spec.value} {' '.join(str(v) for v in d.box)}" for d in scene.dice]
+    (root / "labels" / "t.txt").write_text("\n".join(lines), encoding="utf-8")
+    save(calibrate(empty_tray(scene.tray, np.random.default_rng(4))), tmp_path / "cal.json")
+    args = ["evaluate", str(root), "--calibration", str(tmp_path / "cal.json"), "--json"]
+    assert main([*args, "--out", str(tmp_path / "r1")]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["calibration"] == "given" and result["sizes"] == {"320x240": 1}
+    assert main([*args, "--resize", "640x480", "--out", str(tmp_path / "r2")]) == 0
+    scaled = json.loads(capsys.readouterr().out)
+    assert scaled["sizes"] == {"640x480": 1} and scaled["resized"] == "640x480"
+    assert scaled["detection"]["labelled"] == 3
+
+
+@pytest.mark.parametrize("size", ["640", "10x10", "axb"])
+def test_a_bad_resize_exits_2_with_one_line(
+    size: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = pixel_set(tmp_path / "p", "d6 2 0 0 10 10\n")
+    assert main(["evaluate", str(root), "--resize", size]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
 
 
 @pytest.mark.parametrize("where", ["missing", "empty"])
