@@ -583,6 +583,9 @@ def cmd_recognise(args: argparse.Namespace) -> int:
         recogniser = Recogniser(calibration, kinds=kinds)
     except VisionError as exc:
         raise UsageError(str(exc)) from None
+    if args.count is not None and not 1 <= args.count <= 20:
+        raise UsageError(f"--count takes 1 to 20 dice, not {args.count}")
+    recogniser.expected = args.count
     if recogniser.check_model() is not None:  # read all the same, every die flagged
         why = recogniser.distrust
         print(f"yamscope: warning: every die flagged unsure: {why}", file=sys.stderr)
@@ -599,6 +602,8 @@ def cmd_recognise(args: argparse.Namespace) -> int:
         else:
             dice = " ".join(_die_token(d) for d in reading.dice) or "no dice"
             print(f"{name}: {dice} ({len(reading.dice)} dice, {reading.ms:.0f} ms)", flush=True)
+            for note in reading.notes:
+                print(f"yamscope: {name}: {note}", file=sys.stderr)
     return 1 if failed else 0
 
 
@@ -992,6 +997,12 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("--json", action="store_true", help="JSON Lines for tools")
     rec.add_argument("--calibration", metavar="FILE", help="a calibration (yamscope calibrate)")
     rec.add_argument("--kind", choices=("d6", "d10"), help="every die is of this kind")
+    rec.add_argument(
+        "--count",
+        type=int,
+        metavar="N",
+        help="N dice were thrown (a calibrated tray then accounts for a count that is off)",
+    )
     rec.add_argument("images", nargs="+", metavar="IMAGE")
     rec.set_defaults(func=cmd_recognise)
 

@@ -18,11 +18,14 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.empty_tray import EmptyTray
 from vision.errors import BadCalibrationError
 from vision.felt import FeltModel, to_lab
 
 FORMAT = "yamscope-calibration"
-VERSION = 1
+VERSION = 2  # 2: the empty tray's picture; version 1 files are read without it
+READS = (1, 2)
+SAME_SHAPE = 0.02  # frames whose width/height differs from the calibration's by more: refused
 WORK_LONG_SIDE = 320  # calibration looks at a copy this wide: the felt is large
 MODE_BIN = 8.0  # Lab units per bin of the histogram that finds the felt's colour
 # A die's side as a share of the felt's shorter side when no die lies in the calibration
@@ -92,6 +95,7 @@ class Calibration:
     die_measured: bool  # a die lay in the calibration photo (else guessed from the tray)
     light: Light
     field_of_view: float = DEFAULT_FIELD_OF_VIEW  # the camera's, across the frame, degrees
+    empty: EmptyTray | None = None  # the empty tray's picture (None: a version 1 file)
 
     @property
     def advice(self) -> tuple[str, ...]:
@@ -126,19 +130,25 @@ class Calibration:
         }
 
     def for_size(self, width: int, height: int) -> Calibration:
-        """The same calibration for frames of another resolution (same camera and view)."""
+        """The same calibration for frames of another resolution of the same view; a frame
+        of another shape (16:9 against 4:3) shows another part of the sensor, so
+        BadCalibrationError says to calibrate again."""
         if (width, height) == self.size:
             return self
         sx, sy = width / self.size[0], height / self.size[1]
-        return Calibration(
-            (width, height),
-            tuple((x * sx, y * sy) for x, y in self.area),
-            self.felt,
-            self.die_side * math.sqrt(sx * sy),
-            self.die_measured,
-            self.light,
-            self.field_of_view,
-        )
+        if abs(sx / sy - 1) > SAME_SHAPE:
+            raise BadCalibrationError(
+                f"the calibration was made on {self.size[0]}x{self.size[1]} pictures and the "
+                f"camera now sends {width}x{height}, another shape: calibrate again"
+            )
+        area = tuple((x * sx, y * sy) for x, y in self.area)
+        die_side = self.die_side * math.sqrt(sx * sy)
+        empty = None if self.empty is None else self.empty.for_size((width, height), area, die_side)
+        return replace(self, size=(width, height), area=area, die_side=die_side, empty=empty)
+
+    def with_empty(self, image: np.ndarray) -> Calibration:
+        """The calibration with another picture of its empty tray (same view and size)."""
+        return replace(self, empty=EmptyTray(image, self.size, self.area, self.die_side))
 
     def area_mask(self, width: int, height: int) -> np.ndarray:
         """The tray's felt as a boolean mask of a width x height image."""
@@ -169,6 +179,7 @@ class Calibration:
             },
             "field_of_view": round(self.field_of_view, 3),
             "advice": list(self.advice),
+            "empty": None if self.empty is None else self.empty.to_json(),
         }
 
     @classmethod
@@ -177,7 +188,7 @@ class Calibration:
         raises BadCalibrationError."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise BadCalibrationError(f"{name}: not a yamscope calibration file")
-        if data.get("version") != VERSION:
+        if data.get("version") not in READS:
             raise BadCalibrationError(
                 f"{name}: calibration version {data.get('version')!r}, this yamscope reads "
                 f"version {VERSION}: calibrate again"
@@ -201,6 +212,10 @@ class Calibration:
                 Light(**{k: float(v) for k, v in data["light"].items()}),
                 float(data.get("field_of_view", DEFAULT_FIELD_OF_VIEW)),
             )
+            if data.get("empty") is not None:
+                image = EmptyTray.decode(data["empty"], name)
+                empty = EmptyTray(image, result.size, result.area, result.die_side)
+                result = replace(result, empty=empty)
         except (KeyError, TypeError, ValueError) as exc:
             raise BadCalibrationError(f"{name}: incomplete calibration ({exc!r})") from None
         checks = (
@@ -351,7 +366,9 @@ def measure_light(
 def calibrate(
     image: np.ndarray, threshold: float = 3.0, field_of_view: float = DEFAULT_FIELD_OF_VIEW
 ) -> Calibration:
-    """Calibrate on a BGR photo of the empty tray (a die or two in it give the die size).
+    """Calibrate on a BGR photo of the empty tray, keeping a small copy of it: what every
+    frame is compared with. A die or two lying flat in it give the die size, and are painted
+    out of the copy.
 
     ``threshold``: standard deviations from the felt colour, averaged over a small patch,
     that still count as felt. ``field_of_view``: the camera's across the frame, in degrees
@@ -377,6 +394,8 @@ def calibrate(
         field_of_view,
     )
     found = segment(image, guess)
-    if not [b for b in found.blobs if not (b.cocked or b.occluded)]:
-        return guess  # no whole die lies flat in the photo: the size stays a guess
-    return replace(guess, die_side=found.die_side, die_measured=True)
+    dice = [b.box for b in found.blobs if not (b.cocked or b.occluded)]
+    if dice:
+        guess = replace(guess, die_side=found.die_side, die_measured=True)
+    empty = EmptyTray.of_photo(image, guess.area, guess.die_side, without=dice)
+    return replace(guess, empty=empty)

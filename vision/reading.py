@@ -69,6 +69,7 @@ class Reading:
     dice: tuple[ReadDie, ...]
     ms: float
     size: tuple[int, int]  # width, height of the frame read
+    notes: tuple[str, ...] = ()  # what the players should know of the view or the count
 
     @property
     def complete(self) -> bool:
@@ -78,6 +79,8 @@ class Reading:
     def to_json(self, image: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"image": image} if image is not None else {}
         out |= {"ms": round(self.ms, 2), "dice": [d.to_json() for d in self.dice]}
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 

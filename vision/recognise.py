@@ -18,6 +18,7 @@ page can ask the player, instead of being dropped or silently guessed.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -28,13 +29,15 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.cocked import DEFAULT_COCKED_MODEL, CockedReader
 from vision.colour import look
-from vision.detect import DiceFinder
+from vision.detect import Box, DiceFinder
 from vision.detect import default_model as default_finder_model
+from vision.empty_tray import LIGHT_RANGE, View
 from vision.errors import BadModelError
 from vision.faces import DEFAULT_MODEL, FaceReader, Guess
 from vision.felt import FeltModel
 from vision.images import check_frame
 from vision.model_check import check_reader
+from vision.on_tray import on_tray, view_notes
 from vision.perspective import top_face_box
 from vision.pips import count_pips
 from vision.reading import Flag, Kind, ReadDie, Reading, reading_order
@@ -103,26 +106,63 @@ def detector_side(tray: Calibration) -> int:
     return int(np.clip(round(side / 32) * 32, 256, 512))
 
 
+@dataclass(frozen=True)
+class Found:
+    """The dice of a frame and what finding them learned of the view: the tray's ``view``
+    and the frame's ``small`` copy (calibrated trays with an empty picture), notes for the
+    players, and ``distrust`` when every die should be checked (another tray, the light)."""
+
+    segmentation: Segmentation
+    notes: tuple[str, ...] = ()
+    view: View | None = None
+    small: np.ndarray | None = None
+    distrust: bool = False
+
+
 def find_dice(
-    frame: np.ndarray, calibration: Calibration | None, finder: DiceFinder | None = None
-) -> Segmentation:
+    frame: np.ndarray,
+    calibration: Calibration | None,
+    finder: DiceFinder | None = None,
+    view: View | None = None,
+    expected: int | None = None,
+) -> Found:
     """The dice of a checked BGR frame from the detector's boxes; on a calibrated tray only
     those whose centre lies on the felt or within half a die of it (a die cocked against
-    the wall leans over the felt's edge), their masks cut by the calibration's felt."""
+    the wall leans over the felt's edge), their masks cut by the calibration's felt, and,
+    where the calibration keeps the empty tray's picture, checked against it
+    (:mod:`vision.on_tray`). ``view``: where the tray was last seen (aligning starts there);
+    ``expected``: how many dice were thrown, when the game knows."""
     finder = finder or default_finder()
     if calibration is None:
-        return from_boxes(frame, [box for box, _ in finder.find(frame)])
+        return Found(from_boxes(frame, [box for box, _ in finder.find(frame)]))
     height, width = frame.shape[:2]
     tray = calibration.for_size(width, height)
-    boxes = [box for box, _ in finder.find(frame, detector_side(tray))]
-    outline = np.asarray(tray.area, np.float32).reshape(-1, 1, 2)
-    margin = tray.die_side / 2
-    on_tray = [
-        b
-        for b in boxes
-        if cv2.pointPolygonTest(outline, ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2), True) >= -margin
-    ]
-    return from_boxes(frame, on_tray, tray.felt)
+    detected = finder.find(frame, detector_side(tray))
+    if tray.empty is None:
+        boxes = [box for box, _ in detected if on_felt(box, tray.area, tray.die_side)]
+        return Found(from_boxes(frame, boxes, tray.felt))
+    small = tray.empty.shrink(frame)
+    view = tray.empty.align(small, view)
+    if not view.same_tray:
+        boxes = [box for box, _ in detected if on_felt(box, tray.area, tray.die_side)]
+        notes = tuple(view_notes(tray, view, None))
+        return Found(from_boxes(frame, boxes, tray.felt), notes, view, small, distrust=True)
+    outline = view.frame_points(tray.area, tray.empty.scale)
+    detected = [(b, score) for b, score in detected if on_felt(b, outline, tray.die_side)]
+    difference = tray.empty.difference(small, view)
+    dice = on_tray(detected, tray, difference, expected)
+    notes = view_notes(tray, view, difference)
+    marks = [(i in dice.unsure, i in dice.occluded) for i in range(len(dice.boxes))]
+    segmentation = from_boxes(frame, dice.boxes, tray.felt, marks)
+    lit = LIGHT_RANGE[0] <= difference.light <= LIGHT_RANGE[1]
+    return Found(segmentation, (*notes, *dice.notes), view, small, distrust=not lit)
+
+
+def on_felt(box: Box, outline: Sequence[tuple[float, float]], die_side: float) -> bool:
+    """The box's centre lies on the felt or within half a die of it."""
+    polygon = np.asarray(outline, np.float32).reshape(-1, 1, 2)
+    centre = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+    return cv2.pointPolygonTest(polygon, centre, True) >= -die_side / 2
 
 
 def dice_seen(
@@ -132,7 +172,7 @@ def dice_seen(
     y1) frame pixels. On the photo a calibration was made from, which should show the empty
     tray, each one is a spot (a corner of the rim, a glint) that may be read as a die in
     every throw: a real tray's corner was (docs/real-photos.md), and the player is told."""
-    found = find_dice(frame, calibration, finder)
+    found = find_dice(frame, calibration, finder).segmentation
     return [tuple(int(v) for v in blob.box) for blob in found.blobs]  # type: ignore[misc]
 
 
@@ -242,6 +282,7 @@ def recognise(
     kinds: tuple[Kind, ...] = KINDS,
     finder: DiceFinder | None = None,
     leaning: CockedReader | None = None,
+    expected: int | None = None,
 ) -> Reading:
     """Every die in a BGR (or grey) frame, in reading order, each with its flags.
 
@@ -253,12 +294,29 @@ def recognise(
     ``leaning``: the cocked-die model, asked only with a calibration, when the camera looks
     straight down (default: the shipped one, loaded once). The calibration's field of view
     tells it, and the face reading, how slanted the camera sees each die: the face model
-    reads the top face's part of the box (vision/perspective.py)."""
+    reads the top face's part of the box (vision/perspective.py). ``expected``: how many
+    dice were thrown, when the game knows (a calibrated tray then accounts for a count
+    that is off)."""
     began = time.perf_counter()
     frame = check_frame(frame)
+    found = find_dice(frame, calibration, finder, expected=expected)
+    return read_found(frame, found, calibration, reader, coloured, kinds, leaning, began)
+
+
+def read_found(
+    frame: np.ndarray,
+    found: Found,
+    calibration: Calibration | None,
+    reader: FaceReader | None,
+    coloured: bool,
+    kinds: tuple[Kind, ...],
+    leaning: CockedReader | None,
+    began: float,
+) -> Reading:
+    """The reading of the dice ``found`` in a frame (see :func:`recognise`)."""
     reader = reader or default_reader()
-    found = find_dice(frame, calibration, finder)
-    boxes = [b.box for b in found.blobs]
+    segmentation = found.segmentation
+    boxes = [b.box for b in segmentation.blobs]
     faces = (
         [top_face_box(frame.shape, b, calibration.focal) for b in boxes]
         if calibration is not None
@@ -274,21 +332,33 @@ def recognise(
         else np.zeros(len(boxes))
     )
     dice = []
-    for i, (blob, heads) in enumerate(zip(found.blobs, guesses, strict=True)):
+    for i, (blob, heads) in enumerate(zip(segmentation.blobs, guesses, strict=True)):
         x0, y0, x1, y1 = blob.box
-        mask = found.labels[y0:y1, x0:x1] == i + 1
+        mask = segmentation.labels[y0:y1, x0:x1] == i + 1
         crop = frame[y0:y1, x0:x1]
-        pixels = found.work_pixels(i)
-        dice.append(read_die(crop, mask, pixels, blob, found.felt, heads, terms, float(leans[i])))
+        pixels = segmentation.work_pixels(i)
+        die = read_die(crop, mask, pixels, blob, segmentation.felt, heads, terms, float(leans[i]))
+        dice.append(flagged(die) if found.distrust or blob.unsure else die)
     ordered = tuple(dice[i] for i in reading_order(boxes))
     height, width = frame.shape[:2]
-    return Reading(ordered, (time.perf_counter() - began) * 1000, (width, height))
+    ms = (time.perf_counter() - began) * 1000
+    return Reading(ordered, ms, (width, height), found.notes)
+
+
+def flagged(die: ReadDie) -> ReadDie:
+    """The die marked ``unsure`` (once)."""
+    return die if "unsure" in die.flags else replace(die, flags=(*die.flags, "unsure"))
 
 
 class Recogniser:
     """The appliance's reader: the face model and the detector loaded once (a missing or
     corrupt one raises BadModelError at start-up), the table's calibration, whether the
-    game scores colours and which kinds of dice it uses; call it with each still frame."""
+    game scores colours, which kinds of dice it uses and how many were thrown; call it with
+    each still frame.
+
+    It follows the tray: where it was last seen (aligning on the next frame starts there),
+    and, on a calibrated tray seen empty, the empty picture is refreshed from that frame
+    (the light drifts through an evening)."""
 
     def __init__(
         self,
@@ -306,8 +376,18 @@ class Recogniser:
         self.calibration = calibration
         self.coloured = coloured
         self.kinds = kinds
+        self.expected: int | None = None  # dice thrown, when the game knows
         # why every die is flagged unsure (see check_model); None: read as usual
         self.distrust: str | None = None
+
+    @property
+    def calibration(self) -> Calibration | None:
+        return self._calibration
+
+    @calibration.setter
+    def calibration(self, calibration: Calibration | None) -> None:
+        self._calibration = calibration
+        self.view: View | None = None  # a new calibration is aligned afresh
 
     def check_model(self) -> str | None:
         """Read the die-face model's check crops (vision/model_check.py), as the appliance
@@ -323,19 +403,34 @@ class Recogniser:
         return self.distrust
 
     def __call__(self, frame: np.ndarray) -> Reading:
-        reading = recognise(
+        began = time.perf_counter()
+        frame = check_frame(frame)
+        found = find_dice(frame, self.calibration, self.finder, self.view, self.expected)
+        if found.view is not None and found.view.same_tray:
+            self.view = found.view
+        if not found.segmentation.blobs:
+            self._refresh(found)
+        reading = read_found(
             frame,
+            found,
             self.calibration,
             self.reader,
             self.coloured,
             self.kinds,
-            self.finder,
             self.leaning,
+            began,
         )
         if self.distrust is None:
             return reading
-        unsure = tuple(
-            d if "unsure" in d.flags else replace(d, flags=(*d.flags, "unsure"))
-            for d in reading.dice
-        )
-        return replace(reading, dice=unsure)
+        return replace(reading, dice=tuple(flagged(d) for d in reading.dice))
+
+    def _refresh(self, found: Found) -> None:
+        """An empty tray, seen as calibrated and in the calibration's light: blended into
+        the empty picture."""
+        calibration = self.calibration
+        if calibration is None or calibration.empty is None or found.small is None:
+            return
+        if found.distrust or found.view is None or not found.view.same_tray:
+            return
+        image = calibration.empty.refreshed(found.small, found.view).image
+        self._calibration = calibration.with_empty(image)

@@ -13,6 +13,7 @@ or tray border, or too small) so the reader can flag it instead of guessing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -48,6 +49,7 @@ class Blob:
     area: float  # in frame pixels
     cocked: bool = False
     occluded: bool = False
+    unsure: bool = False  # found by other means than the detector, or split from a pair
 
 
 @dataclass(frozen=True)
@@ -368,6 +370,7 @@ def from_boxes(
     frame: np.ndarray,
     boxes: list[tuple[float, float, float, float]],
     felt: FeltModel | None = None,
+    marks: Sequence[tuple[bool, bool]] | None = None,
 ) -> Segmentation:
     """A segmentation of a BGR frame from boxes found by a detector (frame pixels): the
     same shrunk Lab copy as :func:`segment` makes uncalibrated; without a calibration's
@@ -380,7 +383,8 @@ def from_boxes(
     ``occluded``, an elongated one ``cocked``. ``felt``: a calibration's, used as it is.
     ``boxes`` best first: a box lying mostly
     (``DOUBLE_SHARE`` of its area) inside an earlier one is a second peak on the same die
-    and dropped; where boxes overlap less, the earlier box keeps the pixels."""
+    and dropped; where boxes overlap less, the earlier box keeps the pixels. ``marks``: for
+    each box whether it is ``unsure`` and ``occluded`` (the calibrated tray's hints)."""
     height, width = frame.shape[:2]
     scale = work_scale(frame.shape, None)
     small = shrink(frame, scale)
@@ -406,7 +410,8 @@ def from_boxes(
     work_labels = np.zeros((work_h, work_w), np.int32)
     blobs: list[Blob] = []
     sides = []
-    for box in boxes:
+    for k, box in enumerate(boxes):
+        unsure, hidden = marks[k] if marks is not None else (False, False)
         found = clip_box(box, scale, (width, height), (work_w, work_h))
         if found is None or any(inside_share(found[0], b.box) > DOUBLE_SHARE for b in blobs):
             continue
@@ -418,8 +423,9 @@ def from_boxes(
         work_free = work_labels[window] == 0
         work_labels[window][(piece > 0) & work_free] = len(blobs) + 1
         long, short = max(x1 - x0, y1 - y0), min(x1 - x0, y1 - y0)
-        touches = x0 <= 0 or y0 <= 0 or x1 >= width or y1 >= height
-        blobs.append(Blob((x0, y0, x1, y1), float(full.sum()), long / short > ELONGATED, touches))
+        touches = x0 <= 0 or y0 <= 0 or x1 >= width or y1 >= height or hidden
+        elongated = long / short > ELONGATED
+        blobs.append(Blob((x0, y0, x1, y1), float(full.sum()), elongated, touches, unsure))
         sides.append(np.sqrt((x1 - x0) * (y1 - y0)))
     side = float(np.median(sides)) if sides else WORK_SIDE / scale
     return Segmentation(tuple(blobs), labels, felt, side, lab, work_labels, scale)
