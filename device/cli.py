@@ -665,8 +665,8 @@ def seen_line(boxes: list[tuple[int, int, int, int]]) -> str:
     where = ", ".join(f"({x0}, {y0})-({x1}, {y1})" for x0, y0, x1, y1 in boxes)
     return (
         f"{len(boxes)} {'die' if len(boxes) == 1 else 'dice'} seen in this photo, at {where}: "
-        "if the tray was empty, something there looks like a die and may be read as one in "
-        "play (cover it, or move the lamp, and calibrate again)"
+        "a die left in the tray must come out (then calibrate again); anything else there "
+        "is now part of the empty tray and will not be read as a die"
     )
 
 

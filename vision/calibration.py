@@ -367,8 +367,8 @@ def calibrate(
     image: np.ndarray, threshold: float = 3.0, field_of_view: float = DEFAULT_FIELD_OF_VIEW
 ) -> Calibration:
     """Calibrate on a BGR photo of the empty tray, keeping a small copy of it: what every
-    frame is compared with. A die or two lying flat in it give the die size, and are painted
-    out of the copy.
+    frame is compared with. A die lying flat in it gives the die size, but is then part of
+    the empty tray: the owner is told to take it out and calibrate again.
 
     ``threshold``: standard deviations from the felt colour, averaged over a small patch,
     that still count as felt. ``field_of_view``: the camera's across the frame, in degrees
@@ -394,8 +394,6 @@ def calibrate(
         field_of_view,
     )
     found = segment(image, guess)
-    dice = [b.box for b in found.blobs if not (b.cocked or b.occluded)]
-    if dice:
+    if [b for b in found.blobs if not (b.cocked or b.occluded)]:
         guess = replace(guess, die_side=found.die_side, die_measured=True)
-    empty = EmptyTray.of_photo(image, guess.area, guess.die_side, without=dice)
-    return replace(guess, empty=empty)
+    return replace(guess, empty=EmptyTray.of_photo(image, guess.area, guess.die_side))

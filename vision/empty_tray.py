@@ -6,8 +6,9 @@ the empty tray already showed is then never a die, however die-like the detector
 
 The empty tray is kept small (a die about ``DIE_PX`` across): enough to see a die, cheap to
 compare. Before comparing, the reference is aligned on the frame by the tray's rim (a tray
-nudged on the table, a camera knocked), and a frame it cannot be aligned on is said to show
-another view, for the page to offer a new calibration.
+nudged on the table, a camera knocked), and a frame it cannot be aligned on, or that differs
+from it almost everywhere, is said to show another view, for the page to offer a new
+calibration.
 """
 
 from __future__ import annotations
@@ -21,35 +22,49 @@ import cv2
 import numpy as np
 
 from vision.errors import BadCalibrationError
-from vision.felt import SHADOW_FLOOR, to_lab
+from vision.felt import SHADOW_FLOOR, FeltModel, to_lab
+from vision.images import shrink
 
-DIE_PX = 16.0  # a die's side in the stored copy
+DIE_PX = 24.0  # a die's side in the stored copy
 MAX_SIDE = 640  # and the copy's longer side at most
 RIM_DICE = 0.6  # the band aligned on reaches this many die sides each side of the outline
-DIFFERENT = 6.0  # standard deviations of the frame-to-reference noise: a pixel that differs
-NOISE_FLOOR = (1.0, 1.0, 1.0)  # the least noise assumed per Lab channel (a rendered tray)
-SAME_VIEW = 0.55  # the rim's correlation after aligning, under which the view is another one
+RIM_LEAST = 4.0  # a band of fewer die sides' worth of pixels than this is no rim to align on
+COARSE_PX = 6.0  # aligning starts on a copy where a die is about this wide
+SAME_VIEW = 0.5  # the rim's correlation after aligning, under which the view is another one
+STILL = 0.8  # the rim agrees this well where the tray was: it has not moved
+BETTER = 0.02  # a new alignment must agree this much better than the old one
 MOVED_DICE = 0.3  # the tray's middle moved this many die sides since calibration: say so
+ANOTHER = 0.5  # a frame differing on this share of the felt shows another tray or view
 LIGHT_RANGE = (0.45, 2.2)  # the felt's light over the reference's outside this: say so
-REFRESH_WEIGHT = 0.25  # how much of an empty frame goes into the reference
+DIFFERENT = 6.0  # noise units (Lab, after the light change): a pixel that differs
+NOISE_FLOOR = (1.0, 1.0, 1.0)  # the least noise assumed per Lab channel (a rendered tray)
+NEAR = 5  # a pixel is compared with the reference's in this square: a tray nudged a pixel
+REACH = 0.5  # dice are looked for this many die sides beyond the felt's outline
+DETAIL_PX = 5  # the patch (copy pixels, about a fifth of a die) fine detail is measured over
+DETAIL_FLOOR = 0.8  # the least noise assumed in the detail (lightness units)
+BARE_FELT = 3.0  # standard deviations from the felt's colour: this close is bare felt
+FELT_DISTANCE = 6.0  # and this far is something else (vision.segment's threshold)
 INSET = 0.15  # of a box's side: its margin, left out when counting what differs in it
+REFRESH_WEIGHT = 0.25  # how much of an empty frame goes into the reference
+SAMPLE = 4  # noise is measured on every SAMPLE-th row and column
 
 
 @dataclass(frozen=True)
 class View:
     """How the camera sees the tray now: ``warp`` takes reference pixels to the frame's
-    copy (2x3, Euclidean), ``correlation`` is how well the rims then agree (1: exactly)."""
+    copy (2x3, Euclidean), ``correlation`` is how well the rims then agree (1: exactly;
+    None: the view shows no rim to align on, so the tray is taken not to have moved)."""
 
     warp: np.ndarray
-    correlation: float
+    correlation: float | None
 
     @classmethod
-    def still(cls) -> View:
-        return cls(np.eye(2, 3, dtype=np.float32), 1.0)
+    def still(cls, correlation: float | None = 1.0) -> View:
+        return cls(np.eye(2, 3, dtype=np.float32), correlation)
 
     @property
     def same_tray(self) -> bool:
-        return self.correlation >= SAME_VIEW
+        return self.correlation is None or self.correlation >= SAME_VIEW
 
     def frame_points(
         self, points: Sequence[tuple[float, float]], scale: float
@@ -57,31 +72,56 @@ class View:
         """Frame points of the calibration (the felt's outline) where the tray now shows
         them, for a copy ``scale`` times the frame's size."""
         linear, shift = self.warp[:, :2], self.warp[:, 2] / scale
-        return [tuple(float(v) for v in linear @ np.asarray(p) + shift) for p in points]  # type: ignore[misc]
+        return [(float(x), float(y)) for x, y in (linear @ np.asarray(p) + shift for p in points)]
 
 
 @dataclass(frozen=True)
 class Difference:
     """What a frame shows that the empty tray does not, in the frame's small copy:
-    ``mask`` the pixels no shadow or light change explains, ``felt`` the tray's area as the
-    frame sees it, ``light`` the felt's lightness over the reference's."""
+    ``mask`` the pixels whose colour no shadow or light change explains, ``texture`` those
+    whose fine detail is new (the lines and numerals of a clear die, which a shadow's
+    forgiveness would pass over), ``felt`` where dice may lie, ``light`` the felt's
+    lightness over the reference's, ``changed`` the share of the felt that differs."""
 
     mask: np.ndarray
+    texture: np.ndarray
     felt: np.ndarray
     light: float
+    changed: float
     scale: float  # the copy's pixels per frame pixel
 
-    def dice_in(self, box: tuple[float, float, float, float], die_side: float) -> float:
-        """How many dice's worth of differing pixels lie in a frame box (less a margin of
-        ``INSET`` of each side, where a neighbour may reach in): a die shows most of one, a
-        speck of dust a few hundredths."""
+    def extent(self, box: tuple[float, float, float, float], die_side: float) -> float:
+        """How much of a die the new pixels in a frame box span (less a margin of ``INSET``
+        of each side, where a neighbour may reach in): the area of their convex hull, in
+        dice. A die's outline and lines span most of one even where they differ faintly,
+        as a clear die's do; a speck of dust spans a few hundredths."""
         x0, y0, x1, y1 = (v * self.scale for v in box)
         dx, dy = (x1 - x0) * INSET, (y1 - y0) * INSET
         h, w = self.mask.shape
         c0, c1 = int(np.clip(x0 + dx, 0, w - 1)), int(np.clip(math.ceil(x1 - dx), 1, w))
         r0, r1 = int(np.clip(y0 + dy, 0, h - 1)), int(np.clip(math.ceil(y1 - dy), 1, h))
-        window = self.mask[r0 : max(r1, r0 + 1), c0 : max(c1, c0 + 1)]
-        return float(window.sum()) / max((die_side * self.scale) ** 2, 1.0)
+        window = np.s_[r0 : max(r1, r0 + 1), c0 : max(c1, c0 + 1)]
+        points = cv2.findNonZero((self.mask[window] | self.texture[window]).astype(np.uint8))
+        if points is None or len(points) < 3:
+            return 0.0
+        hull = cv2.contourArea(cv2.convexHull(points))
+        return float(hull) / max((die_side * self.scale) ** 2, 1.0)
+
+
+@dataclass(frozen=True)
+class _Aligned:
+    """The reference as one view sees it, worked out once for the frames of that view:
+    its Lab (and the lightest and darkest of each pixel's ``NEAR`` square), the range of
+    its fine detail, the felt, where dice may lie, and where it shows bare felt all round."""
+
+    lab: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    detail_low: np.ndarray
+    detail_high: np.ndarray
+    felt: np.ndarray
+    reach: np.ndarray
+    bare: np.ndarray | None
 
 
 class EmptyTray:
@@ -104,35 +144,27 @@ class EmptyTray:
         polygon = np.round(np.asarray(area, np.float32) * self.scale).astype(np.int32)
         self.felt = np.zeros(image.shape[:2], np.uint8)
         cv2.fillPoly(self.felt, [polygon], 1)
-        reach = max(3, round(RIM_DICE * self.die_px) | 1)
-        kernel = np.ones((reach, reach), np.uint8)
-        self.rim = cv2.dilate(self.felt, kernel) - cv2.erode(self.felt, kernel)
+        band = np.ones((odd(RIM_DICE * self.die_px),) * 2, np.uint8)
+        # the outline's edges inside the picture (the felt's edge at the frame's is no rim)
+        self.rim = cv2.dilate(self.felt, band) - cv2.erode(self.felt, band)
+        # where a die may lie: a die against the wall leans a little over the felt's edge
+        self.reach = cv2.dilate(self.felt, np.ones((odd(REACH * self.die_px),) * 2, np.uint8))
         self.lab = to_lab(image)
-        self.edges = rim_edges(image)
+        edges = rim_edges(image)
+        has_rim = self.rim.sum() >= RIM_LEAST * self.die_px * odd(RIM_DICE * self.die_px)
+        # the rim's own edges, not a die's sharper ones by the wall, decide the alignment
+        self.ceiling = float(np.percentile(edges[self.rim > 0], 98)) if has_rim else 0.0
+        self.edges = np.minimum(edges, self.ceiling) if has_rim else None
+        self._aligned: tuple[bytes, object, _Aligned] | None = None
 
     @classmethod
     def of_photo(
-        cls,
-        photo: np.ndarray,
-        area: tuple[tuple[float, float], ...],
-        die_side: float,
-        without: list[tuple[int, int, int, int]] | None = None,
+        cls, photo: np.ndarray, area: tuple[tuple[float, float], ...], die_side: float
     ) -> EmptyTray:
-        """The copy of a BGR photo of the empty tray, for a calibration made on it;
-        ``without``: boxes (photo pixels) of dice lying in it, painted over from the felt
-        around them."""
+        """The copy of a BGR photo of the empty tray, for a calibration made on it."""
         height, width = photo.shape[:2]
         scale = min(1.0, DIE_PX / max(die_side, 1.0), MAX_SIDE / max(width, height))
-        image = small_copy(photo, scale)
-        if without:
-            holes = np.zeros(image.shape[:2], np.uint8)
-            for x0, y0, x1, y1 in without:
-                pad = 0.15 * (x1 - x0)
-                corners = np.array([x0 - pad, y0 - pad, x1 + pad, y1 + pad]) * scale
-                a0, b0, a1, b1 = np.round(corners).astype(int)
-                cv2.rectangle(holes, (a0, b0), (a1, b1), 1, -1)
-            image = cv2.inpaint(image, holes, 3, cv2.INPAINT_TELEA)
-        return cls(image, (width, height), area, die_side)
+        return cls(shrink(photo, scale), (width, height), area, die_side)
 
     def for_size(
         self, size: tuple[int, int], area: tuple[tuple[float, float], ...], die_side: float
@@ -155,37 +187,71 @@ class EmptyTray:
         except (ValueError, TypeError):
             raise BadCalibrationError(f"{name}: the empty tray is not base64") from None
         image = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
-        if image is None or image.ndim != 3 or min(image.shape[:2]) < 8:
+        if image is None or min(image.shape[:2]) < 8:
             raise BadCalibrationError(f"{name}: the empty tray's picture is unreadable")
         return image
 
     # -- a frame against it ---------------------------------------------------------------
     def shrink(self, frame: np.ndarray) -> np.ndarray:
         """A frame's copy at this reference's size."""
-        return small_copy(frame, self.image.shape[1] / frame.shape[1], self.image.shape[1::-1])
+        return shrink(frame, size=self.image.shape[1::-1])
 
     def align(self, small: np.ndarray, start: View | None = None) -> View:
-        """Where the tray lies in a frame's copy: its rim's edges matched to the
-        reference's (ECC, Euclidean), from ``start`` (the last view) when given."""
-        warp = (start or View.still()).warp.copy()
-        edges = rim_edges(small)
-        criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4)
-        try:
-            correlation, warp = cv2.findTransformECC(
-                self.edges, edges, warp, cv2.MOTION_EUCLIDEAN, criteria, self.rim, 1
-            )
-        except cv2.error:  # no convergence: nothing there looks like this tray's rim
-            warp = (start or View.still()).warp.copy()
-            correlation = self.correlation(edges, warp)
-        if not np.isfinite(warp).all() or abs(warp[0, 2]) + abs(warp[1, 2]) > small.shape[1]:
-            warp = View.still().warp
-            correlation = self.correlation(edges, warp)
-        return View(warp.astype(np.float32), float(correlation))
+        """Where the tray lies in a frame's copy: where it was (``start``, the last view,
+        else as calibrated) while the rim's edges still agree there, else where ECC
+        (Euclidean, coarse to fine) matches them best, when that agrees better."""
+        start = start or View.still()
+        if self.edges is None:
+            return View(start.warp, None)
+        edges = np.minimum(rim_edges(small), self.ceiling)
+        before = self.correlation(edges, start.warp)
+        if before >= STILL:
+            return View(start.warp, before)
+        warp = self.match(small, start.warp)
+        if warp is None:
+            return View(start.warp, before)
+        after = self.correlation(edges, warp)
+        if after <= before + BETTER:
+            return View(start.warp, before)
+        return View(warp, after)
+
+    def match(self, small: np.ndarray, start: np.ndarray) -> np.ndarray | None:
+        """ECC of the rims from ``start``, on copies halved while a die stays ``COARSE_PX``
+        wide and then finer (a shift of half a die is out of reach at full size, where the
+        rim's edges are two pixels thick); None when it does not converge."""
+        levels = max(0, math.ceil(math.log2(max(self.die_px / COARSE_PX, 1.0)) - 0.01))
+        warp = start.copy()
+        warp[:, 2] /= 2**levels
+        criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 50, 1e-4)
+        for level in range(levels, -1, -1):
+            factor = 2**level
+            size = (max(8, self.image.shape[1] // factor), max(8, self.image.shape[0] // factor))
+            ours = cv2.resize(self.image, size, interpolation=cv2.INTER_AREA)
+            theirs = cv2.resize(small, size, interpolation=cv2.INTER_AREA)
+            rim = cv2.resize(self.rim, size, interpolation=cv2.INTER_NEAREST)
+            template = np.minimum(rim_edges(ours), self.ceiling)
+            try:
+                _, warp = cv2.findTransformECC(
+                    template,
+                    np.minimum(rim_edges(theirs), self.ceiling),
+                    warp,
+                    cv2.MOTION_EUCLIDEAN,
+                    criteria,
+                    rim,
+                    1,
+                )
+            except cv2.error:  # no convergence: nothing there looks like this tray's rim
+                return None
+            if level:
+                warp[:, 2] *= 2
+        return warp.astype(np.float32) if np.isfinite(warp).all() else None
 
     def correlation(self, edges: np.ndarray, warp: np.ndarray) -> float:
         """How well the rim's edges agree under ``warp`` (zero-mean normalised)."""
-        moved = cv2.warpAffine(self.edges, warp, edges.shape[::-1], flags=cv2.INTER_LINEAR)
-        band = cv2.warpAffine(self.rim, warp, edges.shape[::-1], flags=cv2.INTER_NEAREST) > 0
+        assert self.edges is not None
+        shape = edges.shape[::-1]
+        moved = cv2.warpAffine(self.edges, warp, shape, flags=cv2.INTER_LINEAR)
+        band = cv2.warpAffine(self.rim, warp, shape, flags=cv2.INTER_NEAREST) > 0
         a, b = moved[band], edges[band]
         if a.size < 16:
             return 0.0
@@ -198,24 +264,80 @@ class EmptyTray:
         middle = np.array([xs.mean(), ys.mean(), 1.0], np.float32)
         return float(np.hypot(*(view.warp @ middle - middle[:2])) / max(self.die_px, 1.0))
 
-    def difference(self, small: np.ndarray, view: View) -> Difference:
+    def difference(
+        self, small: np.ndarray, view: View, felt_model: FeltModel | None = None
+    ) -> Difference:
         """The pixels of a frame's copy that the aligned empty tray does not explain.
 
-        A pixel is compared with the reference's pixel, and its two neighbours either way
-        (what a sub-pixel misalignment moves), after the felt's light change; a darker pixel
-        counts only by its change of colour (a shadow dims lightness and colour together),
-        unless it is darker than any shadow. Noise is measured on the frame itself."""
-        shape = small.shape[1::-1]
-        reference = cv2.warpAffine(self.lab, view.warp, shape, borderMode=cv2.BORDER_REPLICATE)
-        felt = cv2.warpAffine(self.felt, view.warp, shape, flags=cv2.INTER_NEAREST) > 0
+        A pixel is compared with the reference's pixels of its ``NEAR`` square (what a small
+        misalignment moves), after the felt's light change; a darker pixel counts only by
+        its change of colour (a shadow dims lightness and colour together), unless it is
+        darker than any shadow. Noise is measured on the frame itself. Given the
+        ``felt_model``: where the frame shows bare felt something was taken away (a screw
+        that lay there), and near what the empty tray showed that is not felt (a bracket, a
+        speck) a nudged tray moves its edges: neither is new."""
+        seen = self.aligned(view, small.shape[1::-1], felt_model)
         lab = to_lab(small)
-        level = (lab[..., 0] + 16) / (reference[..., 0] + 16)
-        light = float(np.median(level[felt])) if felt.any() else 1.0
-        reference[..., 0] = (reference[..., 0] + 16) * light - 16
-        reference[..., 1:] *= light
-        distance = nearest_distance(lab, reference, felt)
-        mask = cv2.blur(distance, (3, 3)) > DIFFERENT
-        return Difference(mask & felt, felt, light, self.scale)
+        felt = seen.felt > 0
+        sample = felt[::SAMPLE, ::SAMPLE]
+        level = (lab[::SAMPLE, ::SAMPLE, 0] + 16) / (seen.lab[::SAMPLE, ::SAMPLE, 0] + 16)
+        light = float(np.median(level[sample])) if sample.any() else 1.0
+        gain = np.array([light, light, light], np.float32)
+        offset = np.array([16 * (light - 1), 0, 0], np.float32)
+        low, high = seen.low * gain + offset, seen.high * gain + offset
+        near = np.minimum(np.maximum(lab, low), high)
+        mask = cv2.blur(shadow_distance(lab, near, felt), (3, 3)) > DIFFERENT
+        texture = detail_difference(
+            detail(lab[..., 0]), seen.detail_low * light, seen.detail_high * light, felt
+        )
+        reach = seen.reach > 0
+        if felt_model is not None and seen.bare is not None:
+            bare = seen.bare > 0
+            mask &= bare
+            texture &= bare
+            pixels = lab[mask][:, None, :]
+            far = felt_model.distance(pixels, light_at(felt_model, lab, mask))[:, 0]
+            mask[mask] = far > BARE_FELT
+        mask &= reach
+        texture &= reach
+        changed = float(mask[felt].mean()) if felt.any() else 0.0
+        return Difference(mask, texture, reach, light, changed, self.scale)
+
+    def aligned(self, view: View, shape: tuple[int, int], felt_model: FeltModel | None) -> _Aligned:
+        """The reference as ``view`` sees it (kept for the last view asked of)."""
+        felt_key = None if felt_model is None else (felt_model.mean, felt_model.covariance)
+        key = (view.warp.tobytes() + bytes(str(shape), "ascii"), felt_key)
+        if self._aligned is not None and self._aligned[:2] == key:
+            return self._aligned[2]
+        still = np.array_equal(view.warp, View.still().warp) and shape == self.image.shape[1::-1]
+
+        def warped(image: np.ndarray, nearest: bool = False) -> np.ndarray:
+            if still:
+                return image
+            how = cv2.INTER_NEAREST if nearest else cv2.INTER_LINEAR
+            return cv2.warpAffine(
+                image, view.warp, shape, flags=how, borderMode=cv2.BORDER_REPLICATE
+            )
+
+        lab = warped(self.lab)
+        square = np.ones((NEAR, NEAR), np.uint8)
+        ours = detail(lab[..., 0])
+        bare = None
+        if felt_model is not None:
+            felt_like = (felt_model.distance(self.lab) < FELT_DISTANCE).astype(np.uint8)
+            bare = warped(cv2.erode(felt_like, square), nearest=True)
+        seen = _Aligned(
+            lab,
+            cv2.erode(lab, square),
+            cv2.dilate(lab, square),
+            cv2.erode(ours, square),
+            cv2.dilate(ours, square),
+            warped(self.felt, nearest=True),
+            warped(self.reach, nearest=True),
+            bare,
+        )
+        self._aligned = (key[0], key[1], seen)
+        return seen
 
     def refreshed(self, small: np.ndarray, view: View) -> EmptyTray:
         """The reference with an empty frame's copy blended in (the light drifts through
@@ -228,18 +350,16 @@ class EmptyTray:
         return EmptyTray(mixed, self.size, self.area, self.die_side)
 
 
-def small_copy(image: np.ndarray, scale: float, size: tuple[int, int] | None = None) -> np.ndarray:
-    """``image`` shrunk by ``scale`` (or to ``size``) by averaging: halved while it can be
-    (fast in OpenCV), the rest by area."""
-    height, width = image.shape[:2]
-    size = size or (max(8, round(width * scale)), max(8, round(height * scale)))
-    while image.shape[1] >= 2 * size[0] and image.shape[0] >= 2 * size[1]:
-        image = cv2.resize(
-            image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_AREA
-        )
-    if image.shape[1::-1] == tuple(size):
-        return image
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+def odd(length: float) -> int:
+    """A structuring element's side: odd, at least 3."""
+    return max(3, round(length) | 1)
+
+
+def light_at(felt_model: FeltModel, lab: np.ndarray, where: np.ndarray) -> np.ndarray | None:
+    """The felt's light map at the pixels ``where`` of a copy (N x 1), for
+    :meth:`FeltModel.distance` on those pixels alone."""
+    light = felt_model.light_for(lab.shape)
+    return None if light is None else light[where][:, None]
 
 
 def rim_edges(image: np.ndarray) -> np.ndarray:
@@ -251,14 +371,25 @@ def rim_edges(image: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(cv2.magnitude(gx, gy), (0, 0), 1.0)
 
 
-def nearest_distance(lab: np.ndarray, reference: np.ndarray, felt: np.ndarray) -> np.ndarray:
-    """Per pixel, the least shadow-forgiving distance (in noise units) to the reference's
-    pixel or its 3x3 neighbours: the lightest and darkest of them bracket what a sub-pixel
-    shift can make of it."""
-    kernel = np.ones((3, 3), np.uint8)
-    high, low = cv2.dilate(reference, kernel), cv2.erode(reference, kernel)
-    near = np.clip(lab, low, high)
-    return shadow_distance(lab, near, felt)
+def detail(lightness: np.ndarray) -> np.ndarray:
+    """A lightness channel less its local mean: the fine detail a shadow leaves alone."""
+    channel = np.ascontiguousarray(lightness)
+    return channel - cv2.blur(channel, (DETAIL_PX, DETAIL_PX))
+
+
+def spread(values: np.ndarray) -> float:
+    """A robust standard deviation (scaled median absolute value) of a sample."""
+    return 1.4826 * float(np.median(np.abs(values))) if values.size else 0.0
+
+
+def detail_difference(
+    ours: np.ndarray, low: np.ndarray, high: np.ndarray, felt: np.ndarray
+) -> np.ndarray:
+    """Pixels whose fine detail lies outside the reference's range for them by more than
+    ``DIFFERENT`` times the frame's own noise in it."""
+    delta = ours - np.minimum(np.maximum(ours, low), high)
+    noise = spread(delta[::SAMPLE, ::SAMPLE][felt[::SAMPLE, ::SAMPLE]])
+    return np.abs(delta) > DIFFERENT * max(noise, DETAIL_FLOOR)
 
 
 def shadow_distance(lab: np.ndarray, reference: np.ndarray, felt: np.ndarray) -> np.ndarray:
@@ -273,8 +404,9 @@ def shadow_distance(lab: np.ndarray, reference: np.ndarray, felt: np.ndarray) ->
         lab[..., 1] - reference[..., 1] * shade,
         lab[..., 2] - reference[..., 2] * shade,
     )
+    sample = felt[::SAMPLE, ::SAMPLE]
     total = np.zeros(lab.shape[:2], np.float32)
     for delta, floor in zip(deltas, NOISE_FLOOR, strict=True):
-        spread = 1.4826 * float(np.median(np.abs(delta[felt]))) if felt.any() else 0.0
-        total += np.square(delta / max(spread, floor))
+        noise = max(spread(delta[::SAMPLE, ::SAMPLE][sample]), floor)
+        total += np.square(delta * np.float32(1 / noise))
     return np.sqrt(total) + np.maximum(SHADOW_FLOOR - shade, 0) * np.float32(60)

@@ -17,15 +17,18 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.empty_tray import LIGHT_RANGE, MOVED_DICE, Difference, View
-from vision.segment import LINE, _Shape, split
+from vision.segment import LINE, _Shape, fill, split
 
 Box = tuple[float, float, float, float]
 
-NEW = 0.2  # a box with fewer dice's worth of difference than this shows nothing new
-SURE = 0.45  # a box this new and a detector this sure: a die the count cannot argue away
+# A box whose new pixels span less of a die than NEW shows nothing new, unless they span
+# FAINT and the detector is SURE of it: a clear die differs from the felt only faintly.
+NEW, FAINT, SURE = 0.1, 0.05, 0.6
+WEAK = 0.4  # a die seen too many, this much less sure than the typical one, is left out
 REGION = 0.4  # a region of difference this many dice large (in area) may be a die
 WALL = 5.0  # a region this many dice large touching the felt's edge: the wall, not dice
 PAIR = 1.6  # a region this many dice large under one box holds two touching dice
+DETAILED = 0.3  # a region a box misses is a die when its new detail spans this much of one
 
 
 @dataclass
@@ -81,37 +84,47 @@ def on_tray(
     thrown, when the game knows."""
     kept, left_out = [], []
     for box, score in detected:
-        new = difference.dice_in(box, tray.die_side) >= NEW
+        extent = difference.extent(box, tray.die_side)
+        new = extent >= NEW or (extent >= FAINT and score >= SURE)
         (kept if new else left_out).append((box, score))
     found = TrayDice([b for b, _ in kept], [s for _, s in kept], left_out=[b for b, _ in left_out])
-    regions = difference_regions(difference, tray.die_side)
-    add_missed(found, regions, difference.scale, tray.die_side)
+    side = tray.die_side * difference.scale
+    add_missed(found, difference, side)
     if expected is not None:
-        fit_count(found, regions, difference, tray.die_side, expected)
+        fit_count(found, difference, side, expected)
     return found
 
 
 @dataclass(frozen=True)
 class Region:
-    """A connected region of difference in the frame's small copy."""
+    """A connected region of difference in the frame's small copy, its holes filled."""
 
     shape: _Shape
     dice: float  # its area in dice
+    detail: float  # how much of a die its new fine detail spans (a shadow has none)
     at_wall: bool
 
     def holds(self, box: Box, scale: float) -> bool:
+        """The box's centre lies in the region."""
         cx, cy = (box[0] + box[2]) / 2 * scale, (box[1] + box[3]) / 2 * scale
         x, y = int(cx) - self.shape.x, int(cy) - self.shape.y
         h, w = self.shape.mask.shape
         return 0 <= x < w and 0 <= y < h and bool(self.shape.mask[y, x])
 
 
-def difference_regions(difference: Difference, die_side: float) -> list[Region]:
-    """The regions of difference large enough to be a die, less lines and the wall."""
-    side = die_side * difference.scale
-    mask = cv2.morphologyEx(
-        difference.mask.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)
+def new_mask(difference: Difference) -> np.ndarray:
+    """What differs (colour or detail), joined across a pixel's gap, holes filled, specks
+    of a pixel or two opened away (uint8)."""
+    joined = cv2.morphologyEx(
+        (difference.mask | difference.texture).astype(np.uint8),
+        cv2.MORPH_CLOSE,
+        np.ones((3, 3), np.uint8),
     )
+    return cv2.morphologyEx(fill(joined), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+
+
+def regions_of(mask: np.ndarray, difference: Difference, side: float) -> list[Region]:
+    """The regions of ``mask`` large enough to be a die, less lines and the wall."""
     inside = cv2.erode(difference.felt.astype(np.uint8), np.ones((3, 3), np.uint8)) > 0
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask)
     regions = []
@@ -127,15 +140,31 @@ def difference_regions(difference: Difference, die_side: float) -> list[Region]:
         if elongation > LINE or (at_wall and dice > WALL):
             continue
         shape = _Shape(piece, x, y, float(area), 1.0, elongation, at_wall)
-        regions.append(Region(shape, dice, at_wall))
+        regions.append(Region(shape, dice, detail_span(piece, difference, (x, y), side), at_wall))
     return regions
 
 
+def detail_span(
+    piece: np.ndarray, difference: Difference, at: tuple[int, int], side: float
+) -> float:
+    """How much of a die the new fine detail inside a region spans (its hull, in dice)."""
+    x, y = at
+    h, w = piece.shape
+    detail = difference.texture[y : y + h, x : x + w] & piece.astype(bool)
+    points = cv2.findNonZero(detail.astype(np.uint8))
+    if points is None or len(points) < 3:
+        return 0.0
+    return float(cv2.contourArea(cv2.convexHull(points))) / (side * side)
+
+
 def region_boxes(region: Region, side: float, scale: float, count: int | None = None) -> list[Box]:
-    """Frame boxes of the dice in a region: as many as its area holds (or ``count``)."""
-    pieces = split(region.shape, side, trust_side=True) if count != 1 else [region.shape.mask]
-    if count is not None and len(pieces) < count:
-        pieces = [region.shape.mask]
+    """Frame boxes of the dice in a region: as many as its area holds (or the ``count``
+    largest pieces, when it holds that many)."""
+    pieces = split(region.shape, side, trust_side=True)
+    if count is not None:
+        pieces = sorted(pieces, key=lambda p: -int(p.sum()))[:count]
+        if len(pieces) < count:
+            pieces = [region.shape.mask]
     boxes = []
     for piece in pieces:
         ys, xs = np.nonzero(piece)
@@ -147,12 +176,22 @@ def region_boxes(region: Region, side: float, scale: float, count: int | None = 
     return boxes
 
 
-def add_missed(found: TrayDice, regions: list[Region], scale: float, die_side: float) -> None:
-    """The regions of difference no kept box lies in: dice the detector missed, as many as
-    their area holds, flagged to check (the detector did not find them die-like)."""
-    side = die_side * scale
-    for region in regions:
-        if any(region.holds(box, scale) for box in found.boxes):
+def add_missed(found: TrayDice, difference: Difference, side: float) -> None:
+    """What differs outside every kept box, in regions a die large that show a die's fine
+    detail (a soft shadow shows none): dice the detector missed, as many as each region's
+    area holds, flagged to check."""
+    remainder = new_mask(difference)
+    scale = difference.scale
+    for x0, y0, x1, y1 in found.boxes:
+        cv2.rectangle(
+            remainder,
+            (int(x0 * scale), int(y0 * scale)),
+            (int(np.ceil(x1 * scale)), int(np.ceil(y1 * scale))),
+            0,
+            -1,
+        )
+    for region in regions_of(remainder, difference, side):
+        if region.detail < DETAILED:
             continue
         for box in region_boxes(region, side, scale):
             found.boxes.append(box)
@@ -164,21 +203,21 @@ def add_missed(found: TrayDice, regions: list[Region], scale: float, die_side: f
 
 def strength(found: TrayDice, index: int, difference: Difference, die_side: float) -> float:
     """How surely box ``index`` is a die: the detector's score and how much is new in it."""
-    new = min(1.0, difference.dice_in(found.boxes[index], die_side))
+    new = min(1.0, difference.extent(found.boxes[index], die_side))
     return found.scores[index] * new
 
 
-def fit_count(
-    found: TrayDice, regions: list[Region], difference: Difference, die_side: float, want: int
-) -> None:
-    """Too many dice: the weakest are left out when they are weak (a speck, a glint), with a
-    note; too few: a region under one box that holds two dice is split, its dice flagged.
-    Otherwise the count stays as found, for the table to say."""
+def fit_count(found: TrayDice, difference: Difference, side: float, want: int) -> None:
+    """Too many dice: the weakest are left out when they are weak (a speck, a glint: much
+    less sure than the typical die of the throw), with a note; too few: a region under one
+    box that holds two dice is split, its dice flagged. Otherwise the count stays as found,
+    for the table to say."""
     have = len(found.boxes)
     if have > want:
-        sureness = [strength(found, i, difference, die_side) for i in range(have)]
+        sureness = [strength(found, i, difference, side / difference.scale) for i in range(have)]
         ranked = sorted(range(have), key=lambda i: sureness[i])
-        weak = [i for i in ranked[: have - want] if sureness[i] < SURE * SURE]
+        typical = float(np.median(sureness))
+        weak = [i for i in ranked[: have - want] if sureness[i] < WEAK * typical]
         if len(weak) == have - want:
             for i in sorted(weak, reverse=True):
                 found.notes.append(
@@ -192,7 +231,7 @@ def fit_count(
                 found.occluded = {j - (j > i) for j in found.occluded if j != i}
     elif have < want:
         scale = difference.scale
-        side = die_side * scale
+        regions = regions_of(new_mask(difference), difference, side)
         for region in sorted(regions, key=lambda r: -r.dice):
             if len(found.boxes) >= want:
                 break

@@ -149,11 +149,11 @@ def find_dice(
         return Found(from_boxes(frame, boxes, tray.felt), notes, view, small, distrust=True)
     outline = view.frame_points(tray.area, tray.empty.scale)
     detected = [(b, score) for b, score in detected if on_felt(b, outline, tray.die_side)]
-    difference = tray.empty.difference(small, view)
+    difference = tray.empty.difference(small, view, tray.felt)
     dice = on_tray(detected, tray, difference, expected)
     notes = view_notes(tray, view, difference)
     marks = [(i in dice.unsure, i in dice.occluded) for i in range(len(dice.boxes))]
-    segmentation = from_boxes(frame, dice.boxes, tray.felt, marks)
+    segmentation = from_boxes(frame, dice.boxes, tray.felt, marks, small)
     lit = LIGHT_RANGE[0] <= difference.light <= LIGHT_RANGE[1]
     return Found(segmentation, (*notes, *dice.notes), view, small, distrust=not lit)
 
@@ -168,11 +168,12 @@ def on_felt(box: Box, outline: Sequence[tuple[float, float]], die_side: float) -
 def dice_seen(
     frame: np.ndarray, calibration: Calibration, finder: DiceFinder | None = None
 ) -> list[tuple[int, int, int, int]]:
-    """The boxes the reader would take for dice in a photo of the tray, as (x0, y0, x1,
-    y1) frame pixels. On the photo a calibration was made from, which should show the empty
-    tray, each one is a spot (a corner of the rim, a glint) that may be read as a die in
-    every throw: a real tray's corner was (docs/real-photos.md), and the player is told."""
-    found = find_dice(frame, calibration, finder).segmentation
+    """The boxes the detector takes for dice in a photo of the tray, as (x0, y0, x1, y1)
+    frame pixels, without the empty tray's picture to check them against. On the photo a
+    calibration was made from, each is a die left in the tray (take it out and calibrate
+    again) or a spot that looks like one (a screw, a glint), which is now part of the empty
+    tray and never read as a die: the owner is told which."""
+    found = find_dice(frame, replace(calibration, empty=None), finder).segmentation
     return [tuple(int(v) for v in blob.box) for blob in found.blobs]  # type: ignore[misc]
 
 

@@ -22,6 +22,7 @@ from skimage.segmentation import watershed
 
 from vision.calibration import Calibration, mode_colour
 from vision.felt import FeltModel, to_lab
+from vision.images import shrink
 from vision.reading import Box
 
 WORK_SIDE = 24.0  # a die's side in pixels of the working copy
@@ -83,21 +84,6 @@ def work_scale(frame_shape: tuple[int, ...], die_side: float | None) -> float:
     if die_side:
         return min(1.0, WORK_SIDE / die_side)
     return min(1.0, UNCALIBRATED_LONG_SIDE / max(frame_shape[:2]))
-
-
-def shrink(frame: np.ndarray, scale: float) -> np.ndarray:
-    """``frame`` resized by ``scale`` (at most 1): halved by pixel averaging while it can
-    be, the rest by linear interpolation. OpenCV averages fast only when halving, and a
-    straight average to a third of 1280x960 takes as long as the whole segmentation."""
-    height, width = frame.shape[:2]
-    size = (max(1, round(width * scale)), max(1, round(height * scale)))
-    while frame.shape[1] >= 2 * size[0] and frame.shape[0] >= 2 * size[1]:
-        frame = cv2.resize(
-            frame, (frame.shape[1] // 2, frame.shape[0] // 2), interpolation=cv2.INTER_AREA
-        )
-    if (frame.shape[1], frame.shape[0]) == size:
-        return frame
-    return cv2.resize(frame, size, interpolation=cv2.INTER_LINEAR)
 
 
 def estimate_felt(lab: np.ndarray, area: np.ndarray) -> FeltModel:
@@ -371,6 +357,7 @@ def from_boxes(
     boxes: list[tuple[float, float, float, float]],
     felt: FeltModel | None = None,
     marks: Sequence[tuple[bool, bool]] | None = None,
+    small: np.ndarray | None = None,
 ) -> Segmentation:
     """A segmentation of a BGR frame from boxes found by a detector (frame pixels): the
     same shrunk Lab copy as :func:`segment` makes uncalibrated; without a calibration's
@@ -384,10 +371,11 @@ def from_boxes(
     ``boxes`` best first: a box lying mostly
     (``DOUBLE_SHARE`` of its area) inside an earlier one is a second peak on the same die
     and dropped; where boxes overlap less, the earlier box keeps the pixels. ``marks``: for
-    each box whether it is ``unsure`` and ``occluded`` (the calibrated tray's hints)."""
+    each box whether it is ``unsure`` and ``occluded`` (the calibrated tray's hints);
+    ``small``: the frame's working copy when one was made already (the empty tray's)."""
     height, width = frame.shape[:2]
-    scale = work_scale(frame.shape, None)
-    small = shrink(frame, scale)
+    if small is None:
+        small = shrink(frame, work_scale(frame.shape, None))
     scale = small.shape[1] / width  # as rounded
     work_h, work_w = small.shape[:2]
     if felt is not None:  # the calibration's: no fit, and only the boxes are looked at

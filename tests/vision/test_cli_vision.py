@@ -93,7 +93,7 @@ def test_calibrate_says_where_it_sees_dice(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("reader: "))
     assert line.startswith("reader: 2 dice seen in this photo, at (")
-    assert "may be read as one in play" in line
+    assert "must come out" in line and "will not be read as a die" in line
 
 
 def test_calibrate_is_told_the_cameras_field_of_view(tmp_path: Path) -> None:

@@ -100,15 +100,37 @@ def test_most_real_flat_dice_are_not_called_cocked(refs: Path, tray: Calibration
     assert len(flagged) <= 5, flagged
 
 
-def test_calibrating_says_where_the_reader_would_see_a_die_on_the_empty_tray(
+def test_calibrating_says_where_the_detector_sees_a_die_and_play_never_reads_it(
     refs: Path, tray: Calibration
 ) -> None:
-    """What calibrating reports is what a throw would read: on this tray's empty photo the
-    reader takes something for a die (its bottom-right corner, with dicefind 1.4.0), and
-    the owner is told where, to cover it."""
+    """On this tray's empty photo the detector takes its bottom-right corner (a screw lay
+    there) for a die: the owner is told where, and in play that spot is part of the empty
+    tray, never a die."""
     empty = load_image(refs / "background.jpg")
     seen = dice_seen(empty, tray)
-    assert seen == [tuple(d.box) for d in Recogniser(calibration=tray)(empty).dice]
+    assert len(seen) == 1 and seen[0][0] > 900 and seen[0][1] > 850
+    assert Recogniser(calibration=tray)(empty).dice == ()
     photo = load_image(refs / "d6_face05.jpg")  # with a die in it, the die is seen
     die = thrown_die(photo, empty, black_felt(empty))
     assert any(iou(box, die) >= 0.6 for box in dice_seen(photo, tray))
+
+
+LABELS = Path(__file__).resolve().parents[2] / "models" / "labels" / "burksbuilds-refs"
+
+
+@pytest.mark.parametrize("size", [None, (2592, 1944)])
+def test_every_real_die_is_found_once_and_nothing_else_at_either_resolution(
+    refs: Path, tray: Calibration, size: tuple[int, int] | None
+) -> None:
+    """The d10 photos were taken later than the empty one: dust has settled on the felt
+    since, and the tray lies a little turned (about 2°, 20 px). Each specks and each
+    spot the empty photo showed is no die; read also at the camera's full resolution from
+    the same calibration."""
+    from models.datasets import open_dataset
+    from models.evaluate_scenes import evaluate
+
+    dataset = open_dataset(refs, LABELS)
+    tally, _ = evaluate(dataset, calibration=tray, resize=size, progress=False)
+    assert tally.photos == 27 and tally.found_once_photos == 27
+    assert (tally.matched, tally.true_dice, tally.read_dice) == (16, 16, 16)
+    assert tally.ignored_reads == 10  # each d100 found; the d10 beside the tray is off it

@@ -1,0 +1,307 @@
+"""The empty tray's picture (vision.empty_tray) and the dice of a calibrated tray
+(vision.on_tray): what a frame shows that the empty tray did not, a nudged tray followed,
+another tray or a dark room told, and a dice count that is off accounted for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from drawn_dice import draw_die, felt, iou
+
+from models.synth import empty_tray, random_scene
+from vision.calibration import Calibration, calibrate
+from vision.errors import BadCalibrationError
+from vision.on_tray import NEW, on_tray
+from vision.recognise import Recogniser, find_dice, recognise
+
+
+class Boxes:
+    """A finder that returns the boxes it is given, with their scores (vision.detect's
+    interface): these tests check what the empty tray makes of a box, not the detector."""
+
+    def __init__(self, found: list[tuple[tuple[float, ...], float]]) -> None:
+        self.found = found
+
+    def find(self, frame: np.ndarray, long_side: int | None = None) -> list:
+        return list(self.found)
+
+
+def tray_with_rim(seed: int = 0) -> np.ndarray:
+    """A 480x360 photo of an empty tray: green felt inside a wooden rim."""
+    image = np.empty((360, 480, 3), np.uint8)
+    image[:] = (40, 80, 130)  # the wood
+    image[40:320, 50:430] = felt(380, 280, seed)
+    noise = np.random.default_rng(seed + 100).normal(0, 2, image.shape)
+    return np.clip(image + noise, 0, 255).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def tray() -> tuple[np.ndarray, Calibration]:
+    empty = tray_with_rim()
+    return empty, calibrate(empty)
+
+
+def with_dice(
+    empty: np.ndarray, *where: tuple[int, int], side: int = 40
+) -> tuple[np.ndarray, list]:
+    frame = tray_with_rim(seed=5)  # the same tray, fresh noise
+    boxes = [draw_die(frame, 3, x, y, side) for x, y in where]
+    return frame, boxes
+
+
+# -- the calibration keeps it -------------------------------------------------------------
+
+
+def test_a_calibration_keeps_its_empty_tray_and_reads_it_back(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    _, calibration = tray
+    assert calibration.empty is not None
+    again = Calibration.from_json(json.loads(json.dumps(calibration.to_json())))
+    assert again.empty is not None
+    assert np.array_equal(again.empty.image, calibration.empty.image)
+    assert max(again.empty.image.shape[:2]) <= 640
+
+
+def test_a_version_1_calibration_is_read_without_its_empty_tray(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    _, calibration = tray
+    older = calibration.to_json() | {"version": 1}
+    older.pop("empty")
+    assert Calibration.from_json(older).empty is None
+
+
+def test_a_damaged_empty_picture_is_one_clear_error(tray: tuple[np.ndarray, Calibration]) -> None:
+    _, calibration = tray
+    for damage in ("not base64!", "aGVsbG8="):
+        with pytest.raises(BadCalibrationError, match="empty tray"):
+            Calibration.from_json(calibration.to_json() | {"empty": damage})
+
+
+def test_frames_of_another_shape_are_refused_and_of_another_size_scaled(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    _, calibration = tray
+    with pytest.raises(BadCalibrationError, match="another shape: calibrate again"):
+        calibration.for_size(640, 360)
+    bigger = calibration.for_size(960, 720)
+    assert bigger.die_side == pytest.approx(2 * calibration.die_side)
+    assert bigger.empty is not None and bigger.empty.scale == pytest.approx(
+        calibration.empty.scale / 2
+    )
+
+
+# -- what is new ----------------------------------------------------------------------------
+
+
+def test_the_empty_tray_again_shows_nothing_new_and_a_die_does(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    empty, calibration = tray
+    assert calibration.empty is not None
+    frame, (box,) = with_dice(empty, (200, 150))
+    for image, expected in ((tray_with_rim(seed=9), False), (frame, True)):
+        small = calibration.empty.shrink(image)
+        view = calibration.empty.align(small)
+        difference = calibration.empty.difference(small, view, calibration.felt)
+        assert view.same_tray and difference.changed < 0.05
+        assert (difference.extent(box, calibration.die_side) >= NEW) is expected
+
+
+def test_a_dimmer_light_and_a_soft_shadow_are_not_new(tray: tuple[np.ndarray, Calibration]) -> None:
+    _, calibration = tray
+    assert calibration.empty is not None
+    frame = tray_with_rim(seed=6).astype(np.float32) * 0.8  # the whole room dimmer
+    shade = np.ones(frame.shape[:2], np.float32)
+    cv2.circle(shade, (240, 180), 40, 0.65, -1)
+    shade = cv2.GaussianBlur(shade, (0, 0), 8)  # a soft shadow, a die wide
+    frame = np.clip(frame * shade[..., None], 0, 255).astype(np.uint8)
+    small = calibration.empty.shrink(frame)
+    difference = calibration.empty.difference(small, calibration.empty.align(small))
+    assert difference.light == pytest.approx(0.8 ** (1 / 3), abs=0.08)  # L+16 goes as a cube root
+    assert difference.extent((200, 140, 280, 220), calibration.die_side) < NEW
+
+
+def test_a_speck_is_left_out_and_a_die_the_detector_missed_is_added(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    empty, calibration = tray
+    frame, (die,) = with_dice(empty, (120, 100))
+    cv2.circle(frame, (330, 230), 2, (230, 230, 230), -1)  # a speck of dust
+    speck = (310, 210, 350, 250)
+    small = calibration.empty.shrink(frame)
+    assert calibration.empty is not None
+    difference = calibration.empty.difference(
+        small, calibration.empty.align(small), calibration.felt
+    )
+    found = on_tray([(speck, 0.5)], calibration, difference)
+    assert found.left_out == [speck]
+    assert len(found.boxes) == 1 and iou(tuple(int(v) for v in found.boxes[0]), die) > 0.5
+    assert found.unsure == {0}  # the detector did not find it: to check
+
+
+def test_what_the_empty_tray_showed_is_never_a_die() -> None:
+    """A screw lay on the felt when the tray was calibrated, a die-like spot for the
+    detector: in play it stays where it is, and is no die; taken away, its place is bare
+    felt, no die either."""
+    empty = tray_with_rim()
+    cv2.circle(empty, (380, 260), 9, (170, 175, 180), -1)  # a screw head
+    calibration = calibrate(empty)
+    screw = (366, 246, 395, 275)
+    for frame in (empty.copy(), tray_with_rim(seed=3)):
+        reading = recognise(frame, calibration, kinds=("d6",), finder=Boxes([(screw, 0.55)]))
+        assert reading.dice == ()
+
+
+# -- the view ---------------------------------------------------------------------------------
+
+
+def test_a_nudged_tray_is_followed_and_the_players_told(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    empty, calibration = tray
+    frame, (box,) = with_dice(empty, (200, 150))
+    turn = cv2.getRotationMatrix2D((240, 180), 2.0, 1.0)
+    turn[:, 2] += (9, -6)  # 2° and 11 px: about a third of a die
+    moved = cv2.warpAffine(frame, turn, (480, 360), borderMode=cv2.BORDER_REPLICATE)
+    corners = np.array([[box[0], box[1], 1], [box[2], box[3], 1]], np.float32) @ turn.T
+    truth = (*corners[0], *corners[1])
+    reading = recognise(moved, calibration, kinds=("d6",), finder=Boxes([(truth, 0.8)]))
+    assert len(reading.dice) == 1
+    assert any("moved" in note and "calibrate again" in note for note in reading.notes)
+    assert "unsure" not in reading.dice[0].flags
+
+
+def test_another_tray_is_told_and_every_die_marked_to_check(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    _, calibration = tray
+    other = np.full((360, 480, 3), (30, 30, 140), np.uint8)  # a red felt, no rim
+    box = draw_die(other, 4, 200, 150)
+    reading = recognise(other, calibration, kinds=("d6",), finder=Boxes([(box, 0.8)]))
+    assert any("does not see the calibrated tray" in note for note in reading.notes)
+    assert all("unsure" in d.flags for d in reading.dice)
+
+
+def test_a_much_darker_room_is_told_and_every_die_marked_to_check(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    empty, calibration = tray
+    frame, (box,) = with_dice(empty, (200, 150))
+    dark = (frame.astype(np.float32) * 0.08).astype(np.uint8)
+    reading = recognise(dark, calibration, kinds=("d6",), finder=Boxes([(box, 0.8)]))
+    assert any("times darker" in note for note in reading.notes)
+    assert all("unsure" in d.flags for d in reading.dice)
+
+
+# -- the count -------------------------------------------------------------------------------
+
+
+def test_one_die_too_many_leaves_the_weakest_out_with_a_note(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    empty, calibration = tray
+    frame, boxes = with_dice(empty, (80, 80), (200, 80), (320, 200))
+    cv2.rectangle(frame, (200, 240), (209, 249), (200, 200, 200), -1)  # a glint, a quarter die
+    glint = (196, 236, 214, 254)
+    found = [(b, 0.85) for b in boxes] + [(glint, 0.45)]
+    finder = Boxes(found)
+    assert len(recognise(frame, calibration, kinds=("d6",), finder=finder).dice) == 4
+    reading = recognise(frame, calibration, kinds=("d6",), finder=finder, expected=3)
+    assert sorted(d.box for d in reading.dice) == sorted(boxes)
+    assert any("4 dice seen, 3 thrown" in note for note in reading.notes)
+
+
+def test_three_dice_for_three_thrown_are_never_argued_away(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    empty, calibration = tray
+    frame, boxes = with_dice(empty, (80, 80), (200, 80), (320, 200), (120, 200))
+    finder = Boxes([(b, 0.85) for b in boxes])
+    reading = recognise(frame, calibration, kinds=("d6",), finder=finder, expected=3)
+    assert len(reading.dice) == 4 and reading.notes == ()  # four real dice: the table says
+
+
+def test_two_touching_dice_under_one_box_are_told_apart_when_one_is_missing(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    empty, calibration = tray
+    side = round(calibration.die_side)  # the size the calibration expects (no die measured)
+    frame, (left, right) = with_dice(empty, (150, 140), (150 + side, 140), side=side)
+    pair = (left[0], left[1], right[2], right[3])
+    finder = Boxes([(pair, 0.7)])
+    reading = recognise(frame, calibration, kinds=("d6",), finder=finder, expected=2)
+    assert len(reading.dice) == 2 and all("unsure" in d.flags for d in reading.dice)
+    assert sorted(iou(d.box, b) > 0.5 for d in reading.dice for b in (left, right)).count(True) == 2
+    assert any("two touching dice" in note for note in reading.notes)
+
+
+# -- the appliance follows the tray ---------------------------------------------------------
+
+
+def test_an_empty_tray_between_throws_refreshes_the_picture_and_a_throw_does_not() -> None:
+    rng = np.random.default_rng(11)
+    scene = random_scene(rng, size=(640, 480), n=4, kinds=("d6",), cocked=0)
+    calibration = calibrate(empty_tray(scene.tray, rng))
+    recogniser = Recogniser(calibration, kinds=("d6",))
+    before = calibration.empty.image.copy()
+    lighter = np.clip(empty_tray(scene.tray, rng).astype(np.int16) + 12, 0, 255).astype(np.uint8)
+    assert recogniser(lighter).dice == ()
+    after = recogniser.calibration.empty.image
+    assert after.mean() > before.mean() + 1  # a quarter of the lighter frame blended in
+    assert len(recogniser(scene.image).dice) == 4
+    assert np.array_equal(recogniser.calibration.empty.image, after)
+    recogniser.calibration = calibration  # a new calibration is aligned afresh
+    assert recogniser.view is None
+
+
+def test_synthetic_throws_are_found_once_on_their_calibrated_trays() -> None:
+    """Drawn trays of every felt and light the generator makes, shadows and clear dice
+    included: what the detector finds and the empty tray confirms."""
+    rng = np.random.default_rng(20261201)
+    exact = 0
+    for _ in range(6):
+        scene = random_scene(rng, size=(640, 480), n=int(rng.integers(3, 9)), kinds=("d6",))
+        calibration = calibrate(empty_tray(scene.tray, rng))
+        found = find_dice(scene.image, calibration).segmentation
+        boxes = [b.box for b in found.blobs]
+        truth = [d.box for d in scene.dice]
+        exact += len(boxes) == len(truth) and all(
+            max(iou(b, t) for b in boxes) > 0.3 for t in truth
+        )
+    assert exact >= 5
+
+
+def test_recognise_says_the_notes_on_stderr_and_in_the_json(
+    tmp_path: Path, tray: tuple[np.ndarray, Calibration], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from device.cli import main
+    from vision.calibration import save
+
+    _, calibration = tray
+    save(calibration, tmp_path / "cal.json")
+    dark = (tray_with_rim(seed=2).astype(np.float32) * 0.08).astype(np.uint8)
+    cv2.imwrite(str(tmp_path / "dark.png"), dark)
+    args = ["recognise", "--calibration", str(tmp_path / "cal.json"), str(tmp_path / "dark.png")]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "dark.png: the tray is" in err and "times darker" in err
+    assert main([*args, "--json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["notes"]
+    assert len(notes) == 1 and "times darker" in notes[0]
+
+
+@pytest.mark.parametrize("count", ["0", "21"])
+def test_a_dice_count_no_throw_has_exits_2(
+    count: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from device.cli import main
+
+    cv2.imwrite(str(tmp_path / "t.png"), tray_with_rim())
+    assert main(["recognise", "--count", count, str(tmp_path / "t.png")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
