@@ -272,6 +272,17 @@ class TableSession:
             self._publish()
         return self._state
 
+    def dice_to_throw(self) -> int | None:
+        """How many dice the next throw puts on the tray: the rulebook's, less those set
+        aside after the turn's first throw (None without a game in play)."""
+        with self._lock:
+            game = self.game
+            if game is None or game.finished:
+                return None
+            key, keep = self._keep
+            kept = set(keep) if key == self._key() and game.dice is not None else set()
+            return game.rulebook.dice_count - len(kept)
+
     def camera_throw(
         self, reading: Reading, *, snapshot: bytes | None = None, crops: Sequence[bytes] = ()
     ) -> dict[str, Any]:

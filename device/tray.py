@@ -246,9 +246,9 @@ class TrayWatcher:
         try:
             self.session.camera_throw(reading, snapshot=snapshot, crops=crops)
         except RulesError as exc:
-            self._say(str(exc))
+            self._say(_joined(str(exc), *reading.notes))
             return
-        self._say(self.recogniser.distrust)
+        self._say(_joined(self.recogniser.distrust, *reading.notes))
 
     def _lock_exposure(self) -> None:
         """Once the calibrated tray stands still (the camera's automatic exposure has
@@ -262,12 +262,14 @@ class TrayWatcher:
 
     def _fit_to_game(self) -> None:
         """Tell the reader what the game plays with: the kind of every die (no guessing
-        d6 or d10 at a five-dice table) and whether colour and finish count."""
+        d6 or d10 at a five-dice table), whether colour and finish count, and how many dice
+        this throw puts on the tray."""
         game = self.session.game
         if game is None:
             return
         self.recogniser.kinds = (game.rulebook.kind,)
         self.recogniser.coloured = game.rulebook.id == "impossible"
+        self.recogniser.expected = self.session.dice_to_throw()
 
     def _say(self, message: str | None) -> None:
         with self._lock:
@@ -302,6 +304,12 @@ class TrayWatcher:
         if key != self._published:
             self._published = key
             self.session.set_tray_status(status)
+
+
+def _joined(*parts: str | None) -> str | None:
+    """The page's one message from several (None when there is nothing to say)."""
+    said = [part for part in parts if part]
+    return "; ".join(said) if said else None
 
 
 def _fit(image: np.ndarray, width: int) -> np.ndarray:

@@ -80,12 +80,14 @@ class Difference:
     """What a frame shows that the empty tray does not, in the frame's small copy:
     ``mask`` the pixels whose colour no shadow or light change explains, ``texture`` those
     whose fine detail is new (the lines and numerals of a clear die, which a shadow's
-    forgiveness would pass over), ``felt`` where dice may lie, ``light`` the felt's
-    lightness over the reference's, ``changed`` the share of the felt that differs."""
+    forgiveness would pass over), ``felt`` where dice may lie, ``lab`` the copy in Lab,
+    ``light`` the felt's lightness over the reference's, ``changed`` the share of the felt
+    that differs."""
 
     mask: np.ndarray
     texture: np.ndarray
     felt: np.ndarray
+    lab: np.ndarray
     light: float
     changed: float
     scale: float  # the copy's pixels per frame pixel
@@ -98,8 +100,8 @@ class Difference:
         x0, y0, x1, y1 = (v * self.scale for v in box)
         dx, dy = (x1 - x0) * INSET, (y1 - y0) * INSET
         h, w = self.mask.shape
-        c0, c1 = int(np.clip(x0 + dx, 0, w - 1)), int(np.clip(math.ceil(x1 - dx), 1, w))
-        r0, r1 = int(np.clip(y0 + dy, 0, h - 1)), int(np.clip(math.ceil(y1 - dy), 1, h))
+        c0, c1 = min(max(int(x0 + dx), 0), w - 1), min(max(math.ceil(x1 - dx), 1), w)
+        r0, r1 = min(max(int(y0 + dy), 0), h - 1), min(max(math.ceil(y1 - dy), 1), h)
         window = np.s_[r0 : max(r1, r0 + 1), c0 : max(c1, c0 + 1)]
         points = cv2.findNonZero((self.mask[window] | self.texture[window]).astype(np.uint8))
         if points is None or len(points) < 3:
@@ -149,6 +151,9 @@ class EmptyTray:
         self.rim = cv2.dilate(self.felt, band) - cv2.erode(self.felt, band)
         # where a die may lie: a die against the wall leans a little over the felt's edge
         self.reach = cv2.dilate(self.felt, np.ones((odd(REACH * self.die_px),) * 2, np.uint8))
+        moments = cv2.moments(self.felt, binaryImage=True)
+        area = max(moments["m00"], 1.0)
+        self.middle = np.array([moments["m10"] / area, moments["m01"] / area, 1.0], np.float32)
         self.lab = to_lab(image)
         edges = rim_edges(image)
         has_rim = self.rim.sum() >= RIM_LEAST * self.die_px * odd(RIM_DICE * self.die_px)
@@ -260,8 +265,7 @@ class EmptyTray:
 
     def moved(self, view: View) -> float:
         """How far the felt's middle lies from where the calibration saw it, in die sides."""
-        ys, xs = np.nonzero(self.felt)
-        middle = np.array([xs.mean(), ys.mean(), 1.0], np.float32)
+        middle = self.middle
         return float(np.hypot(*(view.warp @ middle - middle[:2])) / max(self.die_px, 1.0))
 
     def difference(
@@ -282,26 +286,28 @@ class EmptyTray:
         sample = felt[::SAMPLE, ::SAMPLE]
         level = (lab[::SAMPLE, ::SAMPLE, 0] + 16) / (seen.lab[::SAMPLE, ::SAMPLE, 0] + 16)
         light = float(np.median(level[sample])) if sample.any() else 1.0
-        gain = np.array([light, light, light], np.float32)
-        offset = np.array([16 * (light - 1), 0, 0], np.float32)
-        low, high = seen.low * gain + offset, seen.high * gain + offset
-        near = np.minimum(np.maximum(lab, low), high)
-        mask = cv2.blur(shadow_distance(lab, near, felt), (3, 3)) > DIFFERENT
-        texture = detail_difference(
-            detail(lab[..., 0]), seen.detail_low * light, seen.detail_high * light, felt
+        # the frame as if in the reference's light: L+16, a and b all scale with it
+        undo = np.array(
+            [[1 / light, 0, 0, 16 / light - 16], [0, 1 / light, 0, 0], [0, 0, 1 / light, 0]],
+            np.float32,
         )
+        even = cv2.transform(lab, undo)
+        near = cv2.min(cv2.max(even, seen.low), seen.high)
+        mask = cv2.blur(shadow_distance(even, near, felt), (3, 3)) > DIFFERENT
+        lightness = np.ascontiguousarray(even[..., 0])
+        texture = detail_difference(detail(lightness), seen.detail_low, seen.detail_high, felt)
         reach = seen.reach > 0
         if felt_model is not None and seen.bare is not None:
             bare = seen.bare > 0
             mask &= bare
             texture &= bare
-            pixels = lab[mask][:, None, :]
+            pixels = even[mask][:, None, :]
             far = felt_model.distance(pixels, light_at(felt_model, lab, mask))[:, 0]
             mask[mask] = far > BARE_FELT
         mask &= reach
         texture &= reach
         changed = float(mask[felt].mean()) if felt.any() else 0.0
-        return Difference(mask, texture, reach, light, changed, self.scale)
+        return Difference(mask, texture, reach, lab, light, changed, self.scale)
 
     def aligned(self, view: View, shape: tuple[int, int], felt_model: FeltModel | None) -> _Aligned:
         """The reference as ``view`` sees it (kept for the last view asked of)."""
@@ -397,13 +403,11 @@ def shadow_distance(lab: np.ndarray, reference: np.ndarray, felt: np.ndarray) ->
     over the felt: lighter pixels by every channel, darker ones by their colour against the
     reference dimmed as much, plus a penalty below ``SHADOW_FLOOR`` (no shadow is that
     dark: a black die, a hole)."""
-    ref_l = reference[..., 0] + 16
-    shade = np.minimum((lab[..., 0] + 16) / np.maximum(ref_l, 1e-3), 1.0)
-    deltas = (
-        lab[..., 0] + 16 - ref_l * shade,
-        lab[..., 1] - reference[..., 1] * shade,
-        lab[..., 2] - reference[..., 2] * shade,
-    )
+    l_, a_, b_ = cv2.split(lab)
+    ref_l, ref_a, ref_b = cv2.split(reference)
+    ref_l += 16
+    shade = np.minimum((l_ + 16) / np.maximum(ref_l, 1e-3), 1.0)
+    deltas = (l_ + 16 - ref_l * shade, a_ - ref_a * shade, b_ - ref_b * shade)
     sample = felt[::SAMPLE, ::SAMPLE]
     total = np.zeros(lab.shape[:2], np.float32)
     for delta, floor in zip(deltas, NOISE_FLOOR, strict=True):

@@ -27,12 +27,13 @@ MAP_SIZE = (16, 12)  # the lightness map's cells across and down
 FIT_PIXELS = 20000  # mean and spread are measured on about this many felt pixels
 
 
+# OpenCV's 8-bit Lab to L 0..100 and a, b around 0, as one affine map per pixel
+_LAB = np.array([[100 / 255, 0, 0, 0], [0, 1, 0, -128], [0, 0, 1, -128]], np.float32)
+
+
 def to_lab(image: np.ndarray) -> np.ndarray:
     """BGR uint8 → float32 CIELAB (L 0..100, a and b around 0)."""
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
-    lab[..., 0] *= np.float32(100 / 255)
-    lab[..., 1:] -= np.float32(128)
-    return lab
+    return cv2.transform(cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32), _LAB)
 
 
 @dataclass(frozen=True)

@@ -358,6 +358,7 @@ def from_boxes(
     felt: FeltModel | None = None,
     marks: Sequence[tuple[bool, bool]] | None = None,
     small: np.ndarray | None = None,
+    small_lab: np.ndarray | None = None,
 ) -> Segmentation:
     """A segmentation of a BGR frame from boxes found by a detector (frame pixels): the
     same shrunk Lab copy as :func:`segment` makes uncalibrated; without a calibration's
@@ -372,7 +373,8 @@ def from_boxes(
     (``DOUBLE_SHARE`` of its area) inside an earlier one is a second peak on the same die
     and dropped; where boxes overlap less, the earlier box keeps the pixels. ``marks``: for
     each box whether it is ``unsure`` and ``occluded`` (the calibrated tray's hints);
-    ``small``: the frame's working copy when one was made already (the empty tray's)."""
+    ``small``: the frame's working copy when one was made already (the empty tray's), and
+    ``small_lab`` its Lab."""
     height, width = frame.shape[:2]
     if small is None:
         small = shrink(frame, work_scale(frame.shape, None))
@@ -380,7 +382,8 @@ def from_boxes(
     work_h, work_w = small.shape[:2]
     if felt is not None:  # the calibration's: no fit, and only the boxes are looked at
         clipped = [clip_box(box, scale, (width, height), (work_w, work_h)) for box in boxes]
-        lab, unlike = boxes_lab(small, [c[1] for c in clipped if c is not None], felt)
+        windows = [c[1] for c in clipped if c is not None]
+        lab, unlike = boxes_lab(small, windows, felt, small_lab)
     else:
         lab = to_lab(small)
         outside = np.ones((work_h, work_w), bool)
@@ -436,17 +439,23 @@ def clip_box(
 
 
 def boxes_lab(
-    small: np.ndarray, windows: list[tuple[slice, slice]], felt: FeltModel
+    small: np.ndarray,
+    windows: list[tuple[slice, slice]],
+    felt: FeltModel,
+    lab: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The working copy's Lab and its pixels unlike the felt, both worked out inside the
-    ``windows`` only (zero and False elsewhere): with a calibration's felt nothing outside the
-    dice's boxes is needed, and doing the whole copy cost 2-3 ms more of a ten-die 1280x960
-    frame on one core (docs/speed.md). Pixel by pixel the same as over the whole copy."""
-    lab = np.zeros(small.shape, np.float32)
+    """The working copy's Lab (unless given) and its pixels unlike the felt, both worked out
+    inside the ``windows`` only (zero and False elsewhere): with a calibration's felt nothing
+    outside the dice's boxes is needed, and doing the whole copy cost 2-3 ms more of a
+    ten-die 1280x960 frame on one core (docs/speed.md). Pixel by pixel the same as over the
+    whole copy."""
+    given = lab is not None
+    lab = lab if lab is not None else np.zeros(small.shape, np.float32)
     unlike = np.zeros(small.shape[:2], bool)
     light = felt.light_for(small.shape)
     for window in windows:
-        lab[window] = to_lab(small[window])
+        if not given:
+            lab[window] = to_lab(small[window])
         shade = None if light is None else light[window]
         unlike[window] = felt.distance(lab[window], shade) > FELT_DISTANCE
     return lab, unlike

@@ -32,6 +32,9 @@ class TruthReader:
         self.kinds: tuple[str, ...] = ("d6", "d10")
         self.coloured = False
         self.drop = 0
+        self.notes: tuple[str, ...] = ()
+        self.expected: int | None = None  # told by the watcher before each reading
+        self.told: list[int | None] = []
         self.frames: list[np.ndarray] = []
         self.calibration = None
         self.distrust: str | None = None  # as Recogniser.check_model leaves it
@@ -40,12 +43,13 @@ class TruthReader:
 
     def __call__(self, frame: np.ndarray) -> Reading:
         self.frames.append(frame)
+        self.told.append(self.expected)
         specs = self.source.last_throw[self.drop :]
         dice = tuple(
             ReadDie(s.kind, s.value, s.colour, s.finish, 0.99, (10 * i, 0, 10 * i + 8, 8))
             for i, s in enumerate(specs)
         )
-        return Reading(dice, 1.0, (frame.shape[1], frame.shape[0]))
+        return Reading(dice, 1.0, (frame.shape[1], frame.shape[0]), self.notes)
 
 
 @pytest.fixture
@@ -92,6 +96,24 @@ def test_a_throw_on_the_tray_is_read_once_and_recorded(table) -> None:  # type: 
     assert values[:2] == thrown[:2]
     assert values[2:] == [s.value for s in reader.source.last_throw]
     assert len(reader.source.last_throw) == 3
+    assert reader.told == [5, 3]  # the reader knew how many dice each throw put on the tray
+
+
+def test_what_the_reader_notes_of_the_tray_is_said_with_the_throw(table) -> None:  # type: ignore[no-untyped-def]
+    """A camera knocked since calibration: the throw is read and recorded, and the players
+    are told, with the way out."""
+    session, watcher, reader = table
+    wait_for(lambda: watcher.detector.state == "idle", "the camera to show the still tray")
+    session.new_game("yams", None, ["Ana"])
+    reader.notes = ("the tray or the camera moved by 0.4 die sides since calibration: ...",)
+    session.simulated_throw()
+    wait_for(lambda: session.game.throw_no == 1, "the throw, recorded all the same")
+    wait_for(lambda: watcher.status()["message"], "the message")
+    assert watcher.status()["message"] == reader.notes[0]
+    reader.drop, reader.notes = 1, ("a note",)
+    session.simulated_throw(keep=[0])
+    wait_for(lambda: "expected" in (watcher.status()["message"] or ""), "the refusal")
+    assert watcher.status()["message"].endswith("; a note")
 
 
 def test_a_reading_with_a_die_missing_is_reported_not_recorded(table) -> None:  # type: ignore[no-untyped-def]
