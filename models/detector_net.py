@@ -13,6 +13,7 @@ at the centre cells only. The runtime decoding lives in :mod:`vision.detect`.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -195,3 +196,52 @@ def detector_loss(
 
 def count_parameters(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters())
+
+
+def module_scope(path: str) -> str:
+    """The ONNX node-name scope torch gives a module's conv: ``s4.1.dw.0`` becomes
+    ``/s4/s4.1/dw/dw.0/Conv`` (a Sequential's child is named after its parent)."""
+    parts: list[str] = []
+    for token in path.split("."):
+        parts.append(f"{parts[-1]}.{token}" if token.isdigit() and parts else token)
+    return "/" + "/".join(parts) + "/Conv"
+
+
+def from_onnx(path: Path) -> DiceNet:
+    """An exported detector (batch norms folded into its convs) as a torch net to
+    fine-tune: each conv's weight and bias by its node's name, each batch norm after it
+    passing the bias on unchanged. ValueError for a file whose convs are not the net's."""
+    import onnx
+    from onnx import numpy_helper
+
+    try:
+        graph = onnx.load(str(path)).graph
+    except Exception as exc:  # protobuf raises its own types for a file that is not ONNX
+        raise ValueError(f"{path}: not an ONNX file ({exc})") from None
+    stored = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs = {n.name: n for n in graph.node if n.op_type == "Conv"}
+    model = DiceNet()
+    modules = dict(model.named_modules())
+    for name, module in modules.items():
+        if not isinstance(module, nn.Conv2d):
+            continue
+        node = convs.pop(module_scope(name), None)
+        if node is None or len(node.input) < 3:
+            raise ValueError(f"{path}: no conv with its bias for {name}")
+        weight = np.array(stored[node.input[1]], np.float32)
+        bias = np.array(stored[node.input[2]], np.float32)
+        if tuple(module.weight.shape) != weight.shape:
+            raise ValueError(f"{path}: {name} is {weight.shape}, not {tuple(module.weight.shape)}")
+        module.weight.data = torch.from_numpy(weight)
+        parent, _, index = name.rpartition(".")
+        norm = modules.get(f"{parent}.{int(index) + 1}") if index.isdigit() else None
+        if isinstance(norm, nn.BatchNorm2d):
+            norm.weight.data.fill_(1.0)
+            norm.bias.data = torch.from_numpy(bias)
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        else:
+            module.bias.data = torch.from_numpy(bias)
+    if convs:
+        raise ValueError(f"{path}: convs the net does not have: {sorted(convs)[:3]}")
+    return model

@@ -1,20 +1,24 @@
-"""Train the dice detector (``models/detector_net.py``) on Rune55 photos + synthetic scenes.
+"""Train the dice detector (``models/detector_net.py``) on real photos + synthetic scenes.
 
     python -m models.detector_train --minutes 30          # train (resumes data/runs/detector)
+    python -m models.detector_train --from-onnx models/dicefind.onnx --lr 1e-3   # fine-tune
     python -m models.detector_train --prepare-only        # only build the data caches
 
 Data, cached letterboxed (``vision.detect.letterbox``, long side 256, padded to 256x256) in the
 git-ignored ``data/detector/``:
 - Rune55 v3 d6 photos (train split for training, valid for picking the epoch); their boxes hug
   the top face of each die;
+- the colour photos of ``roboflow-dice-d6`` (train; valid for picking the epoch), a board
+  game's dice among its pieces and tiles, ``COLOUR_SHARE`` of the photos drawn;
 - synthetic trays from ``models.synth.random_scene`` (d6, d10 or both, 640x480), boxes of the
   whole visible die. Training scenes use seeds from ``SYNTH_TRAIN_SEED``, validation from
   ``SYNTH_VALID_SEED``; the evaluation (``models.detector_eval``) uses ``SYNTH_TEST_SEED``.
 
 Each epoch is ``--steps`` batches, half photos and half synthetic (a quarter of the batch
 from rendered scene folders when ``--scenes`` names some: Blender's photoreal dice; another
-share with ``--scene-share``), augmented
-(90° turns, flips, scale and shift, brightness/contrast/colour, grey, blur, noise). After each
+share with ``--scene-share``), augmented (90° turns, flips, scale and shift,
+brightness/contrast/colour, hue, grey, blur, noise), and half of them given hard negatives:
+game tokens, screws, specks, tiles, edges and dice's hard shadows (models/distractors.py). After each
 epoch the model is checked on the validation sets (F1 at IoU 0.5; the rendered scenes' tenth
 too) and ``last.pt`` / ``best.pt`` are written to
 ``data/runs/detector/`` (``--out``); a new run resumes from ``last.pt``, or starts from another
@@ -35,7 +39,13 @@ import cv2
 import numpy as np
 import torch
 
-from models.detector_net import DiceNet, count_parameters, detector_loss, make_targets
+from models.detector_net import (
+    DiceNet,
+    count_parameters,
+    detector_loss,
+    from_onnx,
+    make_targets,
+)
 from models.photos import default_root, parse_labels, split_photos
 from models.train import cpu_weights
 from vision.detect import INPUT_SIZE, PAD_VALUE, decode, letterbox, to_tensor
@@ -53,6 +63,8 @@ PHOTO_SCALES = (0.5, 1.5)
 SYNTH_SCALES = (0.8, 2.0)
 SCENE_SCALES = (0.7, 1.5)  # rendered 640x480 scenes: dice ~21 input pixels, 15-31 zoomed
 SCENE_SHARE = 0.5  # of the synthetic half of a batch, when rendered scenes are given
+COLOUR_SHARE = 0.35  # of the photo half of a batch: the colour photos (roboflow-dice-d6)
+DISTRACTED = 0.5  # share of samples given things that are not dice (models/distractors.py)
 
 
 # ------------------------------------------------------------------------------------ data
@@ -129,15 +141,23 @@ class Set:
         return len(self.images)
 
 
-def load_photos(split: str, root: Path | None = None, limit: int | None = None) -> Set:
+def roboflow_root() -> Path:
+    """The colour d6 photos beside the repository: ``../shared/data/roboflow-dice-d6``."""
+    return default_root().parent / "roboflow-dice-d6"
+
+
+def load_photos(
+    split: str, root: Path | None = None, limit: int | None = None, name: str = "rune55"
+) -> Set:
+    """A split of a YOLO photo set (default Rune55) letterboxed, cached by ``name``."""
     root = Path(root) if root is not None else default_root()
-    path = CACHE / f"rune55-{split}-{INPUT_SIZE}.npz"
+    path = CACHE / f"{name}-{split}-{INPUT_SIZE}.npz"
     if not path.exists():
         from tqdm import tqdm
 
         pairs = split_photos(root, split)
         images, boxes, names = [], [], []
-        for image_path, label_path in tqdm(pairs, desc=f"rune55 {split}"):
+        for image_path, label_path in tqdm(pairs, desc=f"{name} {split}"):
             image, b = photo_sample(image_path, label_path)
             images.append(image)
             boxes.append(b)
@@ -242,6 +262,12 @@ def augment(
     if rng.random() < 0.8:
         img = img * rng.uniform(0.6, 1.4) + rng.uniform(-40, 40)
         img = img * rng.uniform(0.85, 1.15, size=3).astype(np.float32)
+    if rng.random() < 0.3:  # other dice and tables: turn every hue
+        hsv = cv2.cvtColor(np.clip(img, 0, 255).astype(np.uint8), cv2.COLOR_BGR2HSV)
+        hsv[..., 0] = ((hsv[..., 0].astype(np.int16) + int(rng.integers(180))) % 180).astype(
+            np.uint8
+        )
+        img = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
     if rng.random() < 0.2:
         grey = img @ np.float32([0.114, 0.587, 0.299])
         img = np.repeat(grey[..., None], 3, axis=2)
@@ -290,16 +316,25 @@ def draw_batch(
     rng: np.random.Generator,
     scenes: Set | None = None,
     scene_share: float = SCENE_SHARE,
+    colour: Set | None = None,
 ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """One augmented training batch, half photos and half synthetic trays, of which
-    ``scene_share`` rendered scenes when there are some."""
+    """One augmented training batch, half photos (``COLOUR_SHARE`` of them the colour
+    photos, when given) and half synthetic trays (``scene_share`` of them rendered scenes,
+    when given); ``DISTRACTED`` of the samples get things that are not dice drawn in."""
+    from models.distractors import add_distractors
+
     samples = []
     for i in range(size):
         data, scales = (photos, PHOTO_SCALES) if i % 2 == 0 else (synth, SYNTH_SCALES)
+        if i % 2 == 0 and colour is not None and len(colour) and rng.random() < COLOUR_SHARE:
+            data = colour
         if i % 2 and scenes is not None and len(scenes) and rng.random() < scene_share:
             data, scales = scenes, SCENE_SCALES
         j = int(rng.integers(len(data)))
-        sample = augment(data.images[j], data.boxes[j], rng, scales)
+        image, boxes = data.images[j], data.boxes[j]
+        if rng.random() < DISTRACTED:
+            image = add_distractors(image.copy(), boxes, rng, int(rng.integers(1, 7)))
+        sample = augment(image, boxes, rng, scales)
         samples.append(crop(*sample, crop_size, rng))
     return batch(samples)
 
@@ -317,10 +352,11 @@ class Batches(torch.utils.data.IterableDataset):
         seed: int,
         scenes: Set | None,
         scene_share: float = SCENE_SHARE,
+        colour: Set | None = None,
     ) -> None:
         self.photos, self.synth, self.scenes = photos, synth, scenes
         self.size, self.crop_size, self.seed = size, crop_size, seed
-        self.scene_share = scene_share
+        self.scene_share, self.colour = scene_share, colour
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
@@ -328,7 +364,7 @@ class Batches(torch.utils.data.IterableDataset):
         while True:
             yield draw_batch(
                 self.photos, self.synth, self.size, self.crop_size, rng, self.scenes,
-                self.scene_share,
+                self.scene_share, self.colour,
             )  # fmt: skip
 
 
@@ -405,15 +441,17 @@ def train(args: argparse.Namespace) -> None:
     torch.manual_seed(0)
     device = torch.device(args.device)
     photos = load_photos("train")
+    colour = load_photos("train", roboflow_root(), name="roboflow")
     synth = load_synth("train", SYNTH_TRAIN_SEED, args.synth, args.workers)
     valid_photos = load_photos("valid", limit=args.valid_photos)
+    valid_colour = load_photos("valid", roboflow_root(), name="roboflow")
     valid_synth = load_synth("valid", SYNTH_VALID_SEED, args.valid_synth, args.workers)
     roots = [Path(r) for r in args.scenes]
     scenes = load_scenes(roots, "train") if roots else None
     valid_scenes = load_scenes(roots, "valid") if roots else None
-    print(f"train: {len(photos)} photos, {len(synth)} synthetic, {len(scenes or ())} rendered; "
-          f"valid: {len(valid_photos)} photos, {len(valid_synth)} synthetic, "
-          f"{len(valid_scenes or ())} rendered")  # fmt: skip
+    print(f"train: {len(photos)} + {len(colour)} photos, {len(synth)} synthetic, "
+          f"{len(scenes or ())} rendered; valid: {len(valid_photos)} + {len(valid_colour)} "
+          f"photos, {len(valid_synth)} synthetic, {len(valid_scenes or ())} rendered")  # fmt: skip
     model = DiceNet()
     print(f"parameters: {count_parameters(model)}")
     run_dir = Path(args.out)
@@ -432,6 +470,9 @@ def train(args: argparse.Namespace) -> None:
             torch.load(args.weights, map_location="cpu", weights_only=False)["model"]
         )
         print(f"starting from the weights of {args.weights}")
+    elif args.from_onnx:
+        model = from_onnx(Path(args.from_onnx))
+        print(f"starting from the exported model {args.from_onnx}")
     model.to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     if optimiser_state is not None:
@@ -446,7 +487,7 @@ def train(args: argparse.Namespace) -> None:
 
     stream = Batches(
         photos, synth, args.batch, args.crop, seed=1000 + epoch, scenes=scenes,
-        scene_share=args.scene_share,
+        scene_share=args.scene_share, colour=colour,
     )  # fmt: skip
     batches = iter(
         torch.utils.data.DataLoader(
@@ -483,7 +524,7 @@ def train(args: argparse.Namespace) -> None:
             if progress(done + 1) >= 1.0:
                 break  # the time is up: check and save what was learned
         epoch += 1
-        checks = {"photos": valid_photos, "synth": valid_synth}
+        checks = {"photos": valid_photos, "colour": valid_colour, "synth": valid_synth}
         if valid_scenes is not None and len(valid_scenes):
             checks["rendered"] = valid_scenes
         maps = {name: predict_set(model, data) for name, data in checks.items()}
@@ -549,6 +590,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--out", default=str(RUN_DIR), help="run folder (last.pt, best.pt)")
     parser.add_argument("--weights", help="start from this checkpoint's weights (new schedule)")
+    parser.add_argument(
+        "--from-onnx", metavar="ONNX", help="start from an exported detector (its checkpoint gone)"
+    )
     parser.add_argument("--fresh", action="store_true", help="ignore last.pt")
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
@@ -556,6 +600,8 @@ def main(argv: list[str] | None = None) -> None:
         load_photos("train")
         load_photos("valid")
         load_photos("test")
+        load_photos("train", roboflow_root(), name="roboflow")
+        load_photos("valid", roboflow_root(), name="roboflow")
         load_synth("train", SYNTH_TRAIN_SEED, args.synth, args.workers)
         load_synth("valid", SYNTH_VALID_SEED, args.valid_synth, args.workers)
         return
