@@ -37,11 +37,18 @@ from vision.reading import Reading
 log = logging.getLogger(__name__)
 
 Advisor = Callable[[Game], Mapping[str, Any]]  # the shape of scoring.advisor.moment
-MAX_LISTENERS = 32
+MAX_LISTENERS = 32  # pushed-state clients from the network at once
+LOOPBACK_LISTENERS = 8  # kept apart for this machine's own screens (the kiosk)
+PER_CLIENT_LISTENERS = 4  # from one address (a phone with a few tabs open)
 
 
 class TooManyListeners(RuntimeError):
-    """More pushed-state clients than the appliance serves at once."""
+    """More pushed-state clients than the appliance serves at once (``per_client``: this
+    one address has its share already)."""
+
+    def __init__(self, message: str, *, per_client: bool = False) -> None:
+        super().__init__(message)
+        self.per_client = per_client
 
 
 class Listener:
@@ -106,7 +113,7 @@ class TableSession:
         cache_dir: str | os.PathLike[str] | None = None,
         advisor: Advisor | None = None,
         advice: bool = True,
-        tray: str = "simulated",
+        tray: str = "none",
         worker: bool = True,
     ) -> None:
         self.store = store
@@ -122,7 +129,7 @@ class TableSession:
         self.tray = tray
         self.instance = secrets.token_hex(4)
         self._lock = threading.RLock()
-        self._listeners: set[Listener] = set()
+        self._listeners: dict[Listener, tuple[str, bool]] = {}  # (address, loopback)
         self._listeners_lock = threading.Lock()
         self._version = 0
         self._state: dict[str, Any] = {}
@@ -151,7 +158,7 @@ class TableSession:
 
     # -- setup ------------------------------------------------------------------------
     def _resume(self) -> None:
-        game_id = self.store.latest_open_game()
+        game_id = self.store.latest_game()
         if game_id is None:
             return
         try:
@@ -183,19 +190,34 @@ class TableSession:
     def version(self) -> int:
         return self._version
 
-    def add_listener(self, limit: int = MAX_LISTENERS) -> Listener:
-        """A new push client; it starts with the current state. Remove it when it leaves."""
+    def add_listener(
+        self, limit: int = MAX_LISTENERS, *, client: str = "", loopback: bool = False
+    ) -> Listener:
+        """A new push client; it starts with the current state. Remove it when it leaves.
+
+        At most ``PER_CLIENT_LISTENERS`` from one ``client`` address; ``limit`` from the
+        network, and ``LOOPBACK_LISTENERS`` more for ``loopback`` ones apart, so that no
+        number of phones or scripts on the network can shut out the kiosk's screen.
+        """
         listener = Listener()
         with self._listeners_lock:
-            if len(self._listeners) >= limit:
-                raise TooManyListeners(f"at most {limit} clients follow the table at once")
-            self._listeners.add(listener)
+            mine = sum(1 for address, _ in self._listeners.values() if address == client)
+            if client and mine >= PER_CLIENT_LISTENERS:
+                raise TooManyListeners(
+                    f"this address follows the table {mine} times already: close a tab",
+                    per_client=True,
+                )
+            pool = sum(1 for _, local in self._listeners.values() if local == loopback)
+            cap = LOOPBACK_LISTENERS if loopback else limit
+            if pool >= cap:
+                raise TooManyListeners(f"at most {cap} clients follow the table at once")
+            self._listeners[listener] = (client, loopback)
         listener.offer(self._state)
         return listener
 
     def remove_listener(self, listener: Listener) -> None:
         with self._listeners_lock:
-            self._listeners.discard(listener)
+            self._listeners.pop(listener, None)
 
     @contextmanager
     def subscribe(self, limit: int = MAX_LISTENERS) -> Iterator[Listener]:
@@ -256,8 +278,8 @@ class TableSession:
             game = self._game()
             self._check_human(game)
             game.check_throw(keep)
+            self.watcher.throw_simulated(game, keep, self.rng)  # RulesError: nothing changed
             self._keep = (self._key(), sorted(set(keep)))
-            self.watcher.throw_simulated(game, keep, self.rng)
             self._publish()
         return self._state
 

@@ -28,7 +28,9 @@ ERRORS = {
     "409": {"description": "refused by the rules or the turn; nothing changed"},
     "413": {"description": "body too big"},
     "415": {"description": "not JSON"},
-    "429": {"description": "too many wrong PINs from this address"},
+    "429": {"description": "too many wrong PINs from this address, or from all of them"},
+    "500": {"description": "the records could not be written; nothing changed"},
+    "507": {"description": "the disk is full: nothing changed, play on once space is freed"},
 }
 
 
@@ -259,7 +261,15 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
                             "description": "event stream",
                             "content": {"text/event-stream": {}},
                         },
-                        "503": {"description": "too many clients", **_json(_ref("Error"))},
+                        "429": {
+                            "description": "this address already follows the table in a few tabs",
+                            **_json(_ref("Error")),
+                        },
+                        "503": {
+                            "description": "too many clients on the network (this machine's "
+                            "own screens have places kept apart)",
+                            **_json(_ref("Error")),
+                        },
                     },
                 }
             },

@@ -141,7 +141,7 @@ def test_foreign_host_names_are_refused_without_a_pin(client: FlaskClient) -> No
 def test_state_without_a_game(client: FlaskClient) -> None:
     r = client.get("/api/state")
     assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
-    assert r.json["game"] is None and r.json["version"] >= 1 and r.json["tray"] == "simulated"
+    assert r.json["game"] is None and r.json["version"] >= 1 and r.json["tray"] == "none"
 
 
 def test_rules_lists_every_option_with_its_legal_values(client: FlaskClient) -> None:
@@ -441,7 +441,7 @@ def test_dice_set_aside_are_shared_by_every_screen(api: Api, client: FlaskClient
 
 def test_health_and_live_view_without_a_camera(client: FlaskClient) -> None:
     health = client.get("/api/health").json
-    assert health["tray"] == "simulated" and health["camera"] is None
+    assert health["tray"] == "none" and health["camera"] is None  # no camera: not "simulated"
     assert health["version"]
     r = client.get("/api/live.jpg")
     assert r.status_code == 404 and r.json["status"] == 404
@@ -576,11 +576,16 @@ def test_a_slow_listener_gets_only_the_newest_state() -> None:
 
 
 def test_too_many_listeners_are_refused(session: TableSession, client: FlaskClient) -> None:
-    held = [session.add_listener() for _ in range(MAX_LISTENERS)]
+    held = [session.add_listener(client=f"10.0.{i}.1") for i in range(MAX_LISTENERS)]
     with pytest.raises(TooManyListeners):
-        session.add_listener()
-    r = client.get("/api/events")
+        session.add_listener(client="10.0.99.1")
+    r = client.get("/api/events", environ_base={"REMOTE_ADDR": "10.0.99.1"})
     assert r.status_code == 503 and r.json["status"] == 503
+    kiosk = client.get("/api/events", buffered=False)  # 127.0.0.1: this machine's screen
+    try:
+        assert kiosk.status_code == 200  # the network's streams do not shut it out
+    finally:
+        kiosk.close()
     for listener in held:
         session.remove_listener(listener)
 
