@@ -200,10 +200,10 @@ class Store:
 
     def _check_integrity(self) -> None:
         """SQLite's own check of every page; StoreDamaged with its first finding."""
-        rows = self._all("PRAGMA integrity_check(3)")
-        found = [str(row[0]) for row in rows]
+        found = [" ".join(str(row[0]).split()) for row in self._all("PRAGMA integrity_check(3)")]
         if found != ["ok"]:
-            raise StoreDamaged(f"{self.path} is damaged ({'; '.join(found)[:200]})")
+            said = "; ".join(found).removeprefix("*** in database main *** ")
+            raise StoreDamaged(f"{self.path} is damaged (SQLite's integrity check: {said[:120]})")
 
     def backup(self, to: Path) -> None:
         """A consistent copy of the records in ``to`` (SQLite's backup API), written beside

@@ -541,6 +541,30 @@ def test_a_new_session_resumes_the_latest_open_game(api: Api, tmp_path: Path) ->
         again.close()
 
 
+def test_a_restart_shows_the_game_finished_last_not_an_older_abandoned_one(
+    tmp_path: Path,
+) -> None:
+    first = TableSession(Store(tmp_path / "t.db"), advice=False, worker=False)
+    first.new_game("yams", {}, ["Anne"])
+    first.throw("1 2 3 4 5")  # then abandoned: a new game is started over it
+    first.new_game("yams", {}, ["Bruno"])
+    latest = first.game_id
+    for box in ("1", "2", "3", "4", "5", "6", "brelan", "carre", "full", "petite_suite",
+                "grande_suite", "yams", "chance"):  # fmt: skip
+        first.throw("1 2 3 4 5")
+        first.score(box)
+    shown = first.state()["game"]
+    assert shown["finished"] and shown["id"] == latest
+    first.close()
+    again = TableSession(Store(tmp_path / "t.db"), advice=False, worker=False)
+    try:
+        after = again.state()["game"]
+        assert after["id"] == latest and after["finished"]
+        assert after["sheets"] == shown["sheets"] and after["winners"] == shown["winners"]
+    finally:
+        again.close()
+
+
 # -- pushed states ----------------------------------------------------------------------------
 def _events(response: Any) -> Iterator[dict]:
     for chunk in response.response:
