@@ -164,6 +164,7 @@ def serve(
     advice: bool = True,
 ) -> int:
     from device.web import create_app
+    from device.web.security import common_pin
     from device.web.server import make_table_server
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
@@ -173,6 +174,12 @@ def serve(
     except StoreError as exc:
         print(f"yamscope: error: {exc}", file=sys.stderr)
         return 2
+    if pin is not None and common_pin(pin):
+        print(
+            "yamscope: warning: this PIN is among the first anyone tries (a run, a repeat, a "
+            "year): choose another",
+            file=sys.stderr,
+        )
     session = TableSession(store, advice=advice, cache_dir=config.advisor.cache_dir)
     try:
         watcher = start_tray(session, config, camera or CameraSource("none"), data)

@@ -4,7 +4,7 @@ Why one object: the page, a camera pipeline and the computer players all act on 
 game from different threads. Each action takes one lock, runs the ``Game`` method (which
 changes nothing when the rules refuse it) and then ``Store.append``, so what the page shows
 is always what the records hold; a crash loses nothing that was acknowledged, and a restart
-resumes the latest open game by replaying its log.
+shows the game played last again by replaying its log.
 
 Slow work never runs under the lock: the advisor's first solve of a rulebook (tens of
 seconds) and a computer player's first decisions run in one background worker, on a copy
