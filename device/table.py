@@ -43,12 +43,7 @@ PER_CLIENT_LISTENERS = 4  # from one address (a phone with a few tabs open)
 
 
 class TooManyListeners(RuntimeError):
-    """More pushed-state clients than the appliance serves at once (``per_client``: this
-    one address has its share already)."""
-
-    def __init__(self, message: str, *, per_client: bool = False) -> None:
-        super().__init__(message)
-        self.per_client = per_client
+    """More pushed-state clients than the appliance serves at once."""
 
 
 class Listener:
@@ -59,6 +54,12 @@ class Listener:
         self._ready = threading.Event()
         self._state: dict[str, Any] | None = None
         self.dropped = 0
+        self.closed = False  # replaced by a newer client from the same address
+
+    def close(self) -> None:
+        """End this client's stream: ``next`` returns None at once from now on."""
+        self.closed = True
+        self._ready.set()
 
     def offer(self, state: dict[str, Any]) -> None:
         with self._lock:
@@ -68,8 +69,9 @@ class Listener:
             self._ready.set()
 
     def next(self, timeout: float | None = None) -> dict[str, Any] | None:
-        """The newest state not yet taken, or None after ``timeout`` seconds without one."""
-        if not self._ready.wait(timeout):
+        """The newest state not yet taken, or None after ``timeout`` seconds without one
+        (or at once once closed)."""
+        if not self._ready.wait(timeout) or self.closed:
             return None
         with self._lock:
             state, self._state = self._state, None
@@ -195,18 +197,17 @@ class TableSession:
     ) -> Listener:
         """A new push client; it starts with the current state. Remove it when it leaves.
 
-        At most ``PER_CLIENT_LISTENERS`` from one ``client`` address; ``limit`` from the
-        network, and ``LOOPBACK_LISTENERS`` more for ``loopback`` ones apart, so that no
-        number of phones or scripts on the network can shut out the kiosk's screen.
+        At most ``PER_CLIENT_LISTENERS`` from one ``client`` address: a newer one ends the
+        oldest (a page reloaded leaves its old stream until a keepalive finds it gone);
+        ``limit`` from the network, and ``LOOPBACK_LISTENERS`` more for ``loopback`` ones
+        apart, so that no number of phones or scripts on the network shuts out the kiosk.
         """
         listener = Listener()
         with self._listeners_lock:
-            mine = sum(1 for address, _ in self._listeners.values() if address == client)
-            if client and mine >= PER_CLIENT_LISTENERS:
-                raise TooManyListeners(
-                    f"this address follows the table {mine} times already: close a tab",
-                    per_client=True,
-                )
+            mine = [other for other, (address, _) in self._listeners.items() if address == client]
+            if client and len(mine) >= PER_CLIENT_LISTENERS:
+                mine[0].close()  # the oldest: dicts keep the order of arrival
+                del self._listeners[mine[0]]
             pool = sum(1 for _, local in self._listeners.values() if local == loopback)
             cap = LOOPBACK_LISTENERS if loopback else limit
             if pool >= cap:

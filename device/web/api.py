@@ -148,13 +148,14 @@ def build_api(max_players: int) -> Blueprint:
         try:
             listener = session.add_listener(client=client, loopback=is_loopback(client))
         except TooManyListeners as exc:
-            status = 429 if exc.per_client else 503
-            return _answer({"error": str(exc), "status": status}, status)
+            return _answer({"error": str(exc), "status": 503}, 503)
 
         def stream() -> Iterator[str]:
             yield "retry: 2000\n\n"
             while True:
                 pushed = listener.next(timeout=KEEPALIVE_S)
+                if listener.closed:
+                    return  # a newer stream from the same address took its place
                 if pushed is None:
                     yield ": keepalive\n\n"  # also finds clients that went away
                     continue

@@ -255,15 +255,12 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
             "/api/events": {
                 "get": {
                     "summary": "Server-Sent Events: one `state` event with the newest state "
-                    "after each change (older unsent states are dropped)",
+                    "after each change (older unsent states are dropped); a few streams per "
+                    "address, a newer one ending the oldest",
                     "responses": {
                         "200": {
                             "description": "event stream",
                             "content": {"text/event-stream": {}},
-                        },
-                        "429": {
-                            "description": "this address already follows the table in a few tabs",
-                            **_json(_ref("Error")),
                         },
                         "503": {
                             "description": "too many clients on the network (this machine's "
