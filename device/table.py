@@ -301,13 +301,11 @@ class TableSession:
         """Dice the camera read on the tray: they fill the places not set aside. Raises
         RulesError (nothing recorded) when they cannot be this throw."""
         with self._lock:
-            game = self._game()
-            self._check_human(game)
-            key, keep = self._keep
-            keep = keep if key == self._key() else []
-            placed = place_reading(game, reading.dice, keep)
-            game.throw(placed.dice, keep)
-            self._append(game, snapshot=snapshot)
+            try:
+                placed, keep = self._record_reading(reading, snapshot)
+            finally:  # under the lock: a throw asked meanwhile waits for this one to be kept
+                if self.watcher is not None:
+                    self.watcher.roll_done()
             previous = self._read[2] if self._read[0] is not None else {}
             by_place = {p: previous[p] for p in keep if p in previous}
             by_place |= {
@@ -317,6 +315,18 @@ class TableSession:
             self._publish()
         self._wake.set()
         return self._state
+
+    def _record_reading(self, reading: Reading, snapshot: bytes | None) -> tuple[Any, list[int]]:
+        """The reading placed and kept as this throw (lock held): its placement, and the
+        places that were set aside."""
+        game = self._game()
+        self._check_human(game)
+        key, keep = self._keep
+        keep = keep if key == self._key() else []
+        placed = place_reading(game, reading.dice, keep)
+        game.throw(placed.dice, keep)
+        self._append(game, snapshot=snapshot)
+        return placed, keep
 
     def calibrate(self) -> dict[str, Any]:
         """The camera calibrated on the tray it sees now, which should be empty (the page's

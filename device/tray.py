@@ -228,7 +228,9 @@ class TrayWatcher:
             return "the tray is moving: wait until it stands still"
         return None
 
-    def _roll_done(self) -> None:
+    def roll_done(self) -> None:
+        """The last simulated throw was read (or came to rest unread): the next may come.
+        The session calls it under its lock, as it keeps the reading."""
         with self._lock:
             self._rolling_since = None
 
@@ -257,9 +259,9 @@ class TrayWatcher:
             try:
                 self._read(frame)
             finally:
-                self._roll_done()
+                self.roll_done()
         elif was == "moving" and self.detector.state != "moving":
-            self._roll_done()  # the tray came to rest with nothing to read
+            self.roll_done()  # the tray came to rest with nothing to read
         self._encode_live(frame)
 
     def _read(self, frame: Frame) -> None:

@@ -290,3 +290,19 @@ def test_a_throw_before_the_tray_is_watched_or_during_a_roll_is_refused_with_why
     finally:
         watcher.stop()
         session.close()
+
+
+def test_a_throw_asked_as_soon_as_the_last_one_is_shown_is_taken(table) -> None:  # type: ignore[no-untyped-def]
+    session, watcher, _reader = table
+    wait_for(lambda: watcher.detector.state == "idle", "the camera to show the still tray")
+    session.new_game("yams", None, ["Ana"])
+    with session.subscribe() as listener:
+        for throw in (1, 2, 3):
+            session.simulated_throw()  # never "still rolling": the last one was shown read
+            end = time.monotonic() + 30
+            while time.monotonic() < end:
+                state = listener.next(timeout=1)
+                if state and state["game"] and state["game"]["throw"] == throw:
+                    break
+            else:
+                pytest.fail(f"throw {throw} never came")
