@@ -285,7 +285,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_export_corrections(args: argparse.Namespace) -> int:
     """Write the corrected dice's crops and labels for ``train --from-corrections``."""
     from device.config import ConfigError, load_config
-    from device.corrections import export_corrections
+    from device.corrections import ExportError, export_corrections
     from device.store import Store, StoreError
 
     try:
@@ -304,6 +304,8 @@ def cmd_export_corrections(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     try:
         count = export_corrections(store, out)
+    except ExportError as exc:
+        raise UsageError(str(exc)) from None
     finally:
         store.close()
     print(f"{count} corrected dice written to {out} (labels in {out / 'labels.jsonl'})")
@@ -358,15 +360,24 @@ def cmd_check_model(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from device.config import ConfigError, load_config
-    from device.serve import serve, settings
+    from device.serve import read_pin_file, serve, settings
 
+    if args.pin is not None and args.pin_file is not None:
+        raise UsageError("give --pin or --pin-file, not both")
     try:
         config = load_config(args.config)
+        pin = read_pin_file(Path(args.pin_file)) if args.pin_file is not None else args.pin
         server, camera = settings(
-            config, host=args.host, port=args.port, pin=args.pin, camera=args.camera
+            config, host=args.host, port=args.port, pin=pin, camera=args.camera
         )
     except ConfigError as exc:
         raise UsageError("; ".join(exc.problems)) from None
+    if args.pin is not None:
+        print(
+            "yamscope: warning: --pin can be read by every user of this machine (ps, "
+            "/proc/PID/cmdline): put it in the configuration file (server.pin) or use --pin-file",
+            file=sys.stderr,
+        )
     data = Path(args.data) if args.data else config.storage.data_dir / "yamscope.db"
     return serve(config, server, data, camera=camera, advice=not args.no_advice)
 
@@ -805,7 +816,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="the SQLite records file (default: yamscope.db in the config's storage.data_dir: "
         "the user data folder, or $YAMSCOPE_DATA_DIR)",
     )
-    srv.add_argument("--pin", help="a code every changing action needs (required off loopback)")
+    srv.add_argument(
+        "--pin",
+        help="a code every changing action needs (required off loopback); other users of "
+        "this machine can read it here: prefer --pin-file or server.pin in --config",
+    )
+    srv.add_argument(
+        "--pin-file", metavar="FILE", help="a file whose first line is the PIN (chmod 600 it)"
+    )
     srv.add_argument("--camera", metavar="SPEC", help="the dice source; only 'simulated' for now")
     srv.add_argument("--no-advice", action="store_true", help="do not compute the advisor's advice")
     srv.set_defaults(func=cmd_serve)

@@ -18,6 +18,7 @@ import difflib
 import ipaddress
 import json
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -402,6 +403,10 @@ def _flatten(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 # -- loading -----------------------------------------------------------------------------------
+MAX_CONFIG_BYTES = 1024 * 1024
+TOO_DEEP = "nests tables or lists too deeply to be a configuration"
+
+
 def load_config(path: Path | str | None) -> Config:
     """The configuration in ``path`` over the defaults (None: the defaults alone).
 
@@ -411,6 +416,7 @@ def load_config(path: Path | str | None) -> Config:
         return Config()
     path = Path(path)
     try:
+        _small_file(path)
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(["no such file"], path) from None
@@ -422,10 +428,26 @@ def load_config(path: Path | str | None) -> Config:
         raise ConfigError([f"cannot be read: {exc.strerror or exc}"], path) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"not valid TOML: {exc}"], path) from None
+    except RecursionError:
+        raise ConfigError([TOO_DEEP], path) from None
     try:
         return Config.model_validate(data, context={"base": path.resolve().parent})
     except ValidationError as exc:
         raise ConfigError(list(problems(exc)), path) from None
+    except RecursionError:
+        raise ConfigError([TOO_DEEP], path) from None
+
+
+def _small_file(path: Path) -> None:
+    """ConfigError unless ``path`` is a regular file of a configuration's size: reading a
+    FIFO would hang, and a device such as /dev/zero would never end."""
+    info = path.stat()
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(["is not a regular file"], path)
+    if info.st_size > MAX_CONFIG_BYTES:
+        raise ConfigError([f"is {info.st_size} bytes, too big for a configuration"], path)
 
 
 def problems(exc: ValidationError) -> Iterator[str]:

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import signal
+import stat
 import sys
+from datetime import datetime
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -19,12 +21,35 @@ from pydantic import ValidationError
 
 from device.camera.frames import CameraError
 from device.config import CameraSource, Config, ConfigError, Server, parse_camera_source, problems
+from device.store import Store, StoreDamaged, StoreError
 from device.table import TableSession
 from vision.errors import VisionError
 
 log = logging.getLogger(__name__)
 
 CALIBRATION_FILE = "calibration.json"
+
+
+def read_pin_file(path: Path) -> str:
+    """The PIN kept in a file (its first line), so that it is not on the command line,
+    where every user of the machine reads it (``ps``, /proc/PID/cmdline). Raises
+    ConfigError; warns when other users may read the file."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode) or info.st_size > 1024:
+            raise ConfigError([f"--pin-file {path}: not a small text file holding the PIN"])
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError([f"--pin-file {path}: no such file"]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError([f"--pin-file {path}: cannot be read ({exc})"]) from None
+    if info.st_mode & 0o077:
+        print(
+            f"yamscope: warning: {path} can be read by other users: chmod 600 {path}",
+            file=sys.stderr,
+        )
+    lines = text.splitlines()
+    return lines[0].strip() if lines else ""
 
 
 def settings(
@@ -54,10 +79,42 @@ def settings(
     return server, source
 
 
+def backup_path(data: Path) -> Path:
+    """Where the copy made at each start is kept: beside the records."""
+    return data.with_name(data.name + ".backup")
+
+
+def open_records(data: Path) -> Store:
+    """The records, checked page by page first (SQLite's integrity check), then copied to
+    their backup. Raises StoreError with one line; a damaged file's names the backup to
+    restore, which was made at the last start that found the file whole."""
+    backup = backup_path(data)
+    try:
+        store = Store(data, check=True)
+    except StoreDamaged as exc:
+        raise StoreError(f"{exc}: {_restore_hint(data, backup)}") from None
+    try:
+        store.backup(backup)
+    except (StoreError, OSError) as exc:
+        log.warning("records: no backup made this time: %s", exc)
+    return store
+
+
+def _restore_hint(data: Path, backup: Path) -> str:
+    if not backup.is_file():
+        return f"there is no backup ({backup}); move the file away to start new records"
+    made = datetime.fromtimestamp(backup.stat().st_mtime).strftime("%Y-%m-%d %H:%M")
+    return (
+        f"restore the backup {backup} (made {made}): move {data.name} and its -wal and -shm "
+        f"files away, then copy the backup to {data}"
+    )
+
+
 def start_tray(session: TableSession, config: Config, source: CameraSource, data: Path) -> Any:
     """The camera, the settle detector and the reader feeding the session (None for
     ``none``). Raises CameraError or VisionError with one readable line."""
     if source.kind == "none":
+        session.tray = "none"
         return None
     from device.camera import CameraRunner, open_source
     from device.tray import TrayWatcher
@@ -106,14 +163,23 @@ def serve(
     camera: CameraSource | None = None,
     advice: bool = True,
 ) -> int:
-    from werkzeug.serving import make_server
-
-    from device.store import Store
     from device.web import create_app
+    from device.web.security import common_pin
+    from device.web.server import make_table_server
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     host, port, pin = server_settings.host, server_settings.port, server_settings.pin
-    store = Store(data)
+    try:
+        store = open_records(data)
+    except StoreError as exc:
+        print(f"yamscope: error: {exc}", file=sys.stderr)
+        return 2
+    if pin is not None and common_pin(pin):
+        print(
+            "yamscope: warning: this PIN is among the first anyone tries (a run, a repeat, a "
+            "year): choose another",
+            file=sys.stderr,
+        )
     session = TableSession(store, advice=advice, cache_dir=config.advisor.cache_dir)
     try:
         watcher = start_tray(session, config, camera or CameraSource("none"), data)
@@ -128,8 +194,7 @@ def serve(
         language=config.table.language,
         default_rules=config.table.rules,
     )
-    server = make_server(host, port, app, threaded=True)
-    server.daemon_threads = True  # pushed-state clients never keep the process alive
+    server = make_table_server(host, port, app)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt

@@ -11,7 +11,9 @@ fine-tuning read; they are written in the same transaction as the event they com
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -90,8 +92,56 @@ class StoreError(RuntimeError):
     """The records file cannot be used as asked (newer version, corrupt, out of step)."""
 
 
+class StoreFull(StoreError):
+    """The disk (or the file's allowed size) is full: nothing was written, play can go on
+    once space is freed."""
+
+
+class StoreDamaged(StoreError):
+    """SQLite's integrity check found the file damaged."""
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _code(exc: sqlite3.Error) -> int | None:
+    """SQLite's primary result code of an error (SQLITE_FULL, SQLITE_CORRUPT, ...)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else code & 0xFF
+
+
+def _written(path: Path, exc: sqlite3.Error) -> StoreError:
+    """A failed write said in the owner's words: a full disk is told apart, for the page."""
+    code = _code(exc)
+    if code == sqlite3.SQLITE_FULL:
+        return StoreFull(f"the disk is full ({path}): free some space and play on")
+    if code == sqlite3.SQLITE_READONLY:
+        return StoreError(f"{path} is read-only: make it writable (chmod u+w) or copy it")
+    if code == sqlite3.SQLITE_CANTOPEN:
+        return StoreError(f"{path} cannot be opened (can its folder be written?): {exc}")
+    if code == sqlite3.SQLITE_CORRUPT:
+        return StoreDamaged(f"{path} is damaged: {exc}")
+    if code == sqlite3.SQLITE_NOTADB:
+        return StoreError(f"{path} is not a yamscope records file: {exc}")
+    return StoreError(f"{path}: {exc}")
+
+
+def _openable(path: Path) -> None:
+    """StoreError before SQLite sees a path it would misread: a folder, a device or FIFO,
+    or a file marked read-only (root may write one; the owner did not mean it to be)."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise StoreError(f"{path} cannot be opened: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise StoreError(f"{path} is a folder, not a records file")
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"{path} is not a regular file")
+    if not info.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise StoreError(f"{path} is read-only: make it writable (chmod u+w) or copy it")
 
 
 class Store:
@@ -101,23 +151,31 @@ class Store:
     statements together: without it, one thread's COMMIT would end another's transaction.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, check: bool = False) -> None:
+        """``check``: run SQLite's integrity check first (StoreDamaged), as serving does."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _openable(self.path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{self.path.parent} cannot be made: {exc.strerror or exc}") from None
         self._lock = threading.RLock()
         try:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path} cannot be opened: {exc}") from None
         try:
-            self._check_version()  # before any PRAGMA that writes: a refused file stays as it was
+            # before any PRAGMA that writes: a refused file stays as it was
+            self._check_version()
+            if check:
+                self._check_integrity()
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute("PRAGMA foreign_keys=ON")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             self._db.close()
-            raise StoreError(f"{self.path} is not a yamscope records file: {exc}") from None
+            raise _written(self.path, exc) from None
         except BaseException:
             self._db.close()
             raise
@@ -137,6 +195,31 @@ class Store:
                 f"{self.path} was written by a newer yamscope (schema {version}, "
                 f"this one knows {len(MIGRATIONS)})"
             )
+        if version == 0 and self._one("SELECT COUNT(*) FROM sqlite_master")[0]:  # type: ignore[index]
+            raise StoreError(f"{self.path} is an SQLite file of another program, not records")
+
+    def _check_integrity(self) -> None:
+        """SQLite's own check of every page; StoreDamaged with its first finding."""
+        found = [" ".join(str(row[0]).split()) for row in self._all("PRAGMA integrity_check(3)")]
+        if found != ["ok"]:
+            said = "; ".join(found).removeprefix("*** in database main *** ")
+            raise StoreDamaged(f"{self.path} is damaged (SQLite's integrity check: {said[:120]})")
+
+    def backup(self, to: Path) -> None:
+        """A consistent copy of the records in ``to`` (SQLite's backup API), written beside
+        it first and then put in place: a crash midway leaves the previous copy whole."""
+        part = to.with_name(to.name + ".part")
+        part.unlink(missing_ok=True)
+        copy = sqlite3.connect(part)
+        try:
+            with self._lock:
+                self._db.backup(copy)
+        except sqlite3.Error as exc:
+            copy.close()
+            part.unlink(missing_ok=True)
+            raise _written(to, exc) from None
+        copy.close()
+        os.replace(part, to)
 
     def _migrate(self) -> None:
         version = self.version
@@ -151,15 +234,19 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write, all or nothing; SQLite's errors come out as StoreError (StoreFull for
+        a full disk), so the page can say what happened."""
         with self._lock:
             try:
                 if not self._db.in_transaction:
                     self._db.execute("BEGIN IMMEDIATE")
                 yield self._db
                 self._db.execute("COMMIT")
-            except BaseException:
+            except BaseException as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise _written(self.path, exc) from None
                 raise
 
     def _all(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
@@ -278,11 +365,10 @@ class Store:
         except RulesError as exc:
             raise StoreError(f"game {game_id} cannot be replayed: {exc}") from None
 
-    def latest_open_game(self) -> int | None:
-        """The unfinished game played most recently: the one to resume after a restart."""
-        row = self._one(
-            "SELECT id FROM games WHERE finished = 0 ORDER BY updated DESC, id DESC LIMIT 1"
-        )
+    def latest_game(self) -> int | None:
+        """The game played most recently, finished or not: the one the page showed last, to
+        show again after a restart (an older game left unfinished stays abandoned)."""
+        row = self._one("SELECT id FROM games ORDER BY updated DESC, id DESC LIMIT 1")
         return row[0] if row else None
 
     def games(self) -> list[dict[str, Any]]:

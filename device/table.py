@@ -4,7 +4,7 @@ Why one object: the page, a camera pipeline and the computer players all act on 
 game from different threads. Each action takes one lock, runs the ``Game`` method (which
 changes nothing when the rules refuse it) and then ``Store.append``, so what the page shows
 is always what the records hold; a crash loses nothing that was acknowledged, and a restart
-resumes the latest open game by replaying its log.
+shows the game played last again by replaying its log.
 
 Slow work never runs under the lock: the advisor's first solve of a rulebook (tens of
 seconds) and a computer player's first decisions run in one background worker, on a copy
@@ -37,7 +37,9 @@ from vision.reading import Reading
 log = logging.getLogger(__name__)
 
 Advisor = Callable[[Game], Mapping[str, Any]]  # the shape of scoring.advisor.moment
-MAX_LISTENERS = 32
+MAX_LISTENERS = 32  # pushed-state clients from the network at once
+LOOPBACK_LISTENERS = 8  # kept apart for this machine's own screens (the kiosk)
+PER_CLIENT_LISTENERS = 4  # from one address (a phone with a few tabs open)
 
 
 class TooManyListeners(RuntimeError):
@@ -52,6 +54,12 @@ class Listener:
         self._ready = threading.Event()
         self._state: dict[str, Any] | None = None
         self.dropped = 0
+        self.closed = False  # replaced by a newer client from the same address
+
+    def close(self) -> None:
+        """End this client's stream: ``next`` returns None at once from now on."""
+        self.closed = True
+        self._ready.set()
 
     def offer(self, state: dict[str, Any]) -> None:
         with self._lock:
@@ -61,8 +69,9 @@ class Listener:
             self._ready.set()
 
     def next(self, timeout: float | None = None) -> dict[str, Any] | None:
-        """The newest state not yet taken, or None after ``timeout`` seconds without one."""
-        if not self._ready.wait(timeout):
+        """The newest state not yet taken, or None after ``timeout`` seconds without one
+        (or at once once closed)."""
+        if not self._ready.wait(timeout) or self.closed:
             return None
         with self._lock:
             state, self._state = self._state, None
@@ -106,7 +115,7 @@ class TableSession:
         cache_dir: str | os.PathLike[str] | None = None,
         advisor: Advisor | None = None,
         advice: bool = True,
-        tray: str = "simulated",
+        tray: str = "none",
         worker: bool = True,
     ) -> None:
         self.store = store
@@ -122,7 +131,7 @@ class TableSession:
         self.tray = tray
         self.instance = secrets.token_hex(4)
         self._lock = threading.RLock()
-        self._listeners: set[Listener] = set()
+        self._listeners: dict[Listener, tuple[str, bool]] = {}  # (address, loopback)
         self._listeners_lock = threading.Lock()
         self._version = 0
         self._state: dict[str, Any] = {}
@@ -151,7 +160,7 @@ class TableSession:
 
     # -- setup ------------------------------------------------------------------------
     def _resume(self) -> None:
-        game_id = self.store.latest_open_game()
+        game_id = self.store.latest_game()
         if game_id is None:
             return
         try:
@@ -183,19 +192,33 @@ class TableSession:
     def version(self) -> int:
         return self._version
 
-    def add_listener(self, limit: int = MAX_LISTENERS) -> Listener:
-        """A new push client; it starts with the current state. Remove it when it leaves."""
+    def add_listener(
+        self, limit: int = MAX_LISTENERS, *, client: str = "", loopback: bool = False
+    ) -> Listener:
+        """A new push client; it starts with the current state. Remove it when it leaves.
+
+        At most ``PER_CLIENT_LISTENERS`` from one ``client`` address: a newer one ends the
+        oldest (a page reloaded leaves its old stream until a keepalive finds it gone);
+        ``limit`` from the network, and ``LOOPBACK_LISTENERS`` more for ``loopback`` ones
+        apart, so that no number of phones or scripts on the network shuts out the kiosk.
+        """
         listener = Listener()
         with self._listeners_lock:
-            if len(self._listeners) >= limit:
-                raise TooManyListeners(f"at most {limit} clients follow the table at once")
-            self._listeners.add(listener)
+            mine = [other for other, (address, _) in self._listeners.items() if address == client]
+            if client and len(mine) >= PER_CLIENT_LISTENERS:
+                mine[0].close()  # the oldest: dicts keep the order of arrival
+                del self._listeners[mine[0]]
+            pool = sum(1 for _, local in self._listeners.values() if local == loopback)
+            cap = LOOPBACK_LISTENERS if loopback else limit
+            if pool >= cap:
+                raise TooManyListeners(f"at most {cap} clients follow the table at once")
+            self._listeners[listener] = (client, loopback)
         listener.offer(self._state)
         return listener
 
     def remove_listener(self, listener: Listener) -> None:
         with self._listeners_lock:
-            self._listeners.discard(listener)
+            self._listeners.pop(listener, None)
 
     @contextmanager
     def subscribe(self, limit: int = MAX_LISTENERS) -> Iterator[Listener]:
@@ -256,8 +279,8 @@ class TableSession:
             game = self._game()
             self._check_human(game)
             game.check_throw(keep)
+            self.watcher.throw_simulated(game, keep, self.rng)  # RulesError: nothing changed
             self._keep = (self._key(), sorted(set(keep)))
-            self.watcher.throw_simulated(game, keep, self.rng)
             self._publish()
         return self._state
 
@@ -289,13 +312,11 @@ class TableSession:
         """Dice the camera read on the tray: they fill the places not set aside. Raises
         RulesError (nothing recorded) when they cannot be this throw."""
         with self._lock:
-            game = self._game()
-            self._check_human(game)
-            key, keep = self._keep
-            keep = keep if key == self._key() else []
-            placed = place_reading(game, reading.dice, keep)
-            game.throw(placed.dice, keep)
-            self._append(game, snapshot=snapshot)
+            try:
+                placed, keep = self._record_reading(reading, snapshot)
+            finally:  # under the lock: a throw asked meanwhile waits for this one to be kept
+                if self.watcher is not None:
+                    self.watcher.roll_done()
             previous = self._read[2] if self._read[0] is not None else {}
             by_place = {p: previous[p] for p in keep if p in previous}
             by_place |= {
@@ -305,6 +326,18 @@ class TableSession:
             self._publish()
         self._wake.set()
         return self._state
+
+    def _record_reading(self, reading: Reading, snapshot: bytes | None) -> tuple[Any, list[int]]:
+        """The reading placed and kept as this throw (lock held): its placement, and the
+        places that were set aside."""
+        game = self._game()
+        self._check_human(game)
+        key, keep = self._keep
+        keep = keep if key == self._key() else []
+        placed = place_reading(game, reading.dice, keep)
+        game.throw(placed.dice, keep)
+        self._append(game, snapshot=snapshot)
+        return placed, keep
 
     def calibrate(self) -> dict[str, Any]:
         """The camera calibrated on the tray it sees now, which should be empty (the page's

@@ -20,7 +20,7 @@ from scoring.rulebooks import RULEBOOKS, Rulebook
 
 COMPUTER_KINDS = ("facile", "difficile")
 COMPUTER_PREFIX = "Ordi"
-_COMPUTER_NAME = re.compile(rf"^{COMPUTER_PREFIX} ({'|'.join(COMPUTER_KINDS)})(?: (\d+))?$", re.I)
+_COMPUTER_NAME = re.compile(rf"{COMPUTER_PREFIX} ({'|'.join(COMPUTER_KINDS)})(?: (\d+))?", re.I)
 RECENT = 8  # entries shown in the "last turns" list
 
 # Which totals close which section, per rulebook (anything not listed goes at the bottom).
@@ -57,7 +57,7 @@ def computer_kind(name: str) -> str | None:
     restart, who the computers were. Computer names are made by ``computer_names`` and
     reserved (humans cannot take them), so the name alone is unambiguous.
     """
-    match = _COMPUTER_NAME.match(name)
+    match = _COMPUTER_NAME.fullmatch(name)
     return match.group(1).lower() if match else None
 
 

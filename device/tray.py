@@ -43,6 +43,9 @@ class TrayError(RuntimeError):
 
 
 LIVE_WATCHED_S = 5.0  # a live picture is encoded while someone asked for one this recently
+# A simulated throw is refused while the last one rolls; past this, a roll that was never
+# seen to end (the camera stalled meanwhile) no longer holds the button.
+ROLL_TIMEOUT_S = 10.0
 # Crops kept for corrections: cut by the model's own rule (vision.faces), in colour and
 # larger than any model input so far, so that a later model can still learn from them.
 CROP_PX = 96
@@ -96,6 +99,7 @@ class TrayWatcher:
         self._message: str | None = recogniser.distrust
         self._reading_ms: float | None = None
         self._published: tuple[Any, ...] | None = None
+        self._rolling_since: float | None = None  # a simulated throw not read yet
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="tray-watcher", daemon=True)
 
@@ -181,6 +185,9 @@ class TrayWatcher:
         throw = getattr(self.runner.source, "throw", None)
         if throw is None:
             raise RulesError("the camera reads the throws: throw the dice in the tray")
+        why = self._not_ready()
+        if why is not None:
+            raise RulesError(why)
         from models.synth import DieSpec
 
         rb = game.rulebook
@@ -204,7 +211,28 @@ class TrayWatcher:
         ]
         with self._lock:
             self._message = self.recogniser.distrust
+            self._rolling_since = time.monotonic()
         throw(specs)
+
+    def _not_ready(self) -> str | None:
+        """Why the simulated tray cannot take a throw now: the watcher has not yet seen it
+        at rest (just started), or the last throw still rolls or is being read. A throw then
+        would be lost, or would restart the roll unread."""
+        with self._lock:
+            since = self._rolling_since
+        if since is not None and time.monotonic() - since < ROLL_TIMEOUT_S:
+            return "the dice are still rolling: wait until they are read"
+        if self.detector.state == "warming":
+            return "the camera is starting: throw again in a moment"
+        if self.detector.state == "moving":
+            return "the tray is moving: wait until it stands still"
+        return None
+
+    def roll_done(self) -> None:
+        """The last simulated throw was read (or came to rest unread): the next may come.
+        The session calls it under its lock, as it keeps the reading."""
+        with self._lock:
+            self._rolling_since = None
 
     # -- the thread -----------------------------------------------------------------------
     def _loop(self) -> None:
@@ -220,6 +248,7 @@ class TrayWatcher:
     def _step(self, frame: Frame) -> None:
         with self._lock:
             self._frame = frame
+        was = self.detector.state
         settled = self.detector.update(frame.lores)
         if self.lock_exposure and self.detector.state == "idle":
             self._lock_exposure()
@@ -227,7 +256,12 @@ class TrayWatcher:
             with self._lock:
                 self._overlay = None
         if settled is not None:
-            self._read(frame)
+            try:
+                self._read(frame)
+            finally:
+                self.roll_done()
+        elif was == "moving" and self.detector.state != "moving":
+            self.roll_done()  # the tray came to rest with nothing to read
         self._encode_live(frame)
 
     def _read(self, frame: Frame) -> None:

@@ -47,7 +47,7 @@ class Finish(StrEnum):
 
 _COLOUR_BY_LETTER = {c.letter: c for c in Colour}
 _FINISH_BY_LETTER = {f.letter: f for f in Finish}
-_TOKEN = re.compile(r"^([0-9]{1,2})([a-z]?)([a-z]?)$")
+_TOKEN = re.compile(r"([0-9]{1,2})([a-z]?)([a-z]?)")  # fullmatch: "$" lets "7r\n" in
 MAX_VALUE = 10
 
 
@@ -96,7 +96,7 @@ class Die:
 
 def parse_die(token: str) -> Die:
     """Read one token; ``0`` is a d10's ten."""
-    match = _TOKEN.match(token.strip().lower())
+    match = _TOKEN.fullmatch(token.strip().lower())
     if not match:
         raise NotationError(f"{token!r} is not a die (expected e.g. 7, 7r, 10wf, 3rt)")
     digits, first, second = match.groups()

@@ -7,6 +7,10 @@ settle detector: one photo, one throw. Before the first photo a plain frame is h
 ``hold`` seconds (black, or white when the photo's edge is dark: as unlike the photo as it
 can be), so that the first photo is a change too. At the end the last photo stays, as the
 dice of the last throw stay on a real tray (``finished`` tells a test it got there).
+
+A folder emptied or removed while it plays is a camera gone, not a tray at rest: ``read``
+raises, so the runner's watchdog sees it stalled, and ``available`` tells the runner when
+photos are back, so that it reopens at once instead of at the end of its backoff.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import cv2
 import numpy as np
 
 from device.camera.frames import CameraError, Frame, Pacer, grey_lores
+from vision.errors import BadImageError
+from vision.images import load_image
 
 log = logging.getLogger(__name__)
 
@@ -62,14 +68,23 @@ class ReplaySource:
         self._last: np.ndarray | None = None
         self._seq = 0
 
+    def available(self) -> bool:
+        """Whether opening could succeed now: the video is there, or the folder has photos."""
+        try:
+            return bool(self._photos()) if self.path.is_dir() else self.path.is_file()
+        except OSError:
+            return False
+
+    def _photos(self) -> list[Path]:
+        return sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+
     def open(self) -> None:
         if not self.path.exists():
             raise CameraError(f"replay: no such file or folder {self.path}")
         if self.path.is_dir():
-            photos = sorted(p for p in self.path.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-            if not photos:
+            if not self._photos():
                 raise CameraError(f"replay: no .jpg or .png photos in {self.path}")
-            self._frames = self._photo_frames(photos)
+            self._frames = self._photo_frames()
         else:
             capture = cv2.VideoCapture(str(self.path))
             if not capture.isOpened():
@@ -101,14 +116,19 @@ class ReplaySource:
             self._frames = None
 
     # -- what is played ----------------------------------------------------------------------
-    def _photo_frames(self, photos: list[Path]) -> Generator[np.ndarray, None, None]:
+    def _photo_frames(self) -> Generator[np.ndarray, None, None]:
+        """The folder's photos, listed again at each pass (photos added are played); a
+        photo gone, or a pass with nothing readable, is a CameraError."""
         previous: np.ndarray | None = None
         while True:
             shown = 0
-            for path in photos:
-                photo = cv2.imread(str(path), cv2.IMREAD_COLOR)
-                if photo is None:
-                    log.warning("replay: skipping %s (not a readable image)", path)
+            for path in self._listed():
+                try:
+                    photo = load_image(path)
+                except BadImageError as exc:
+                    if not path.exists():
+                        raise CameraError(f"replay: {path} is gone") from None
+                    log.warning("replay: skipping %s", exc)
                     continue
                 if previous is None:
                     previous = lead_in(photo)
@@ -116,8 +136,19 @@ class ReplaySource:
                 yield from motion_frames(previous, photo, self.gap)
                 yield from [photo] * self.hold_frames
                 previous, shown = photo, shown + 1
-            if not self.loop or not shown:
+            if not shown:
+                raise CameraError(f"replay: nothing readable in {self.path}")
+            if not self.loop:
                 return
+
+    def _listed(self) -> list[Path]:
+        try:
+            photos = self._photos()
+        except OSError:
+            raise CameraError(f"replay: the folder {self.path} is gone") from None
+        if not photos:
+            raise CameraError(f"replay: no .jpg or .png photos left in {self.path}")
+        return photos
 
     def _video_frames(self, capture: cv2.VideoCapture) -> Generator[np.ndarray, None, None]:
         try:

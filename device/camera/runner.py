@@ -27,6 +27,7 @@ from device.camera.latest import LatestFrame
 log = logging.getLogger(__name__)
 
 FPS_WINDOW = 30  # frames the measured rate is averaged over
+PROBE_S = 0.25  # how often a source that can tell is asked whether it is back
 
 
 def runtime_dir() -> Path:
@@ -186,9 +187,27 @@ class CameraRunner:
                 with self._guard:
                     self._reopens += 1
                     self._state = "reopening"
-            if self._stop.wait(delay):
+            if self._wait(delay):
                 break
             delay = min(delay * 2, self.backoff[1])
+
+    def _wait(self, delay: float) -> bool:
+        """Wait ``delay`` seconds before the next open, or less when a source that can say
+        so (``available()``, as a replay does) comes back meanwhile; True when stopped."""
+        probe = getattr(self.source, "available", None)
+        if probe is None:
+            return self._stop.wait(delay)
+        was = _asks(probe)
+        end = time.monotonic() + delay
+        while (left := end - time.monotonic()) > 0:
+            if self._stop.wait(min(PROBE_S, left)):
+                return True
+            now = _asks(probe)
+            if now and not was:
+                log.info("camera %s is back", self.source.name)
+                return False
+            was = now
+        return self._stop.is_set()
 
     def _capture(self) -> bool:
         """Read until stopped, stalled or broken; True if any frame came."""
@@ -223,6 +242,13 @@ class CameraRunner:
             self.source.close()
         except Exception as exc:
             log.warning("camera %s: closing: %s", self.source.name, exc)
+
+
+def _asks(probe: Any) -> bool:
+    try:
+        return bool(probe())
+    except Exception:
+        return False
 
 
 def _describe(exc: Exception) -> str:

@@ -15,11 +15,12 @@ from typing import Any
 from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from device.store import StoreError
+from device.config import is_loopback
+from device.store import StoreError, StoreFull
 from device.table import TableSession
 from device.table_state import rules_catalog
 from device.web.api import build_api
-from device.web.security import LOOPBACK_HOSTS, PIN_HEADER, TOKEN_HEADER, PinBrake, new_token, same
+from device.web.security import PIN_HEADER, TOKEN_HEADER, PinBrake, new_token, same
 from device.web.validate import BadRequest
 from scoring.entries import RulesError
 
@@ -33,10 +34,20 @@ CSP = (
 
 
 def _error(message: str, status: int) -> Response:
+    """A JSON error; a message quoting the client's input may hold a lone surrogate,
+    which UTF-8 cannot carry: it goes out escaped."""
     import json
 
     body = json.dumps({"error": message, "status": status}, ensure_ascii=False)
-    return Response(body, status=status, mimetype="application/json")
+    data = body.encode("utf-8", errors="backslashreplace")
+    return Response(data, status=status, mimetype="application/json")
+
+
+def host_name(host: str) -> str:
+    """The name in a Host header, without its port (``[::1]:8600`` is ``::1``)."""
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rpartition(":")[0] if host.count(":") == 1 else host
 
 
 def _static_files() -> dict[str, tuple[bytes, str]]:
@@ -59,31 +70,33 @@ def create_app(
     """The app for one table session. ``pin``: needed by every changing action (LAN use);
     ``language`` and ``default_rules``: what the page starts with (the configuration's).
 
-    Without a PIN the app answers only to loopback host names, so a web page elsewhere
-    cannot reach it through DNS rebinding.
+    Without a PIN the app answers only to loopback host names (``localhost``, any of
+    127.0.0.0/8, ``::1``), so a web page elsewhere cannot reach it through DNS rebinding.
     """
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.config["JSON_SORT_KEYS"] = False
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
-    if pin is None:
-        app.config["TRUSTED_HOSTS"] = LOOPBACK_HOSTS
     app.extensions["yamscope.session"] = session
     token = new_token()
     brake = PinBrake()
+    app.extensions["yamscope.brake"] = brake
     static = _static_files()
     app.register_blueprint(build_api(max_players))
 
     @app.before_request
     def guard() -> Response | None:
+        if pin is None and not is_loopback(host_name(request.host)):
+            return _error("this table answers only on this machine (a loopback address)", 400)
         if request.method in ("GET", "HEAD", "OPTIONS"):
             return None
         if not same(request.headers.get(TOKEN_HEADER), token):
             return _error("missing or wrong page token: reload the page", 403)
         if pin is not None:
             client = request.remote_addr or "?"
-            if brake.blocked(client):
-                return _error("too many wrong PINs: wait a minute", 429)
+            why = brake.blocked(client)
+            if why is not None:
+                return _error(why, 429)
             if not same(request.headers.get(PIN_HEADER), pin):
                 brake.failed(client)
                 return _error("missing or wrong PIN", 403)
@@ -110,8 +123,11 @@ def create_app(
 
     @app.errorhandler(StoreError)
     def store_failed(exc: StoreError) -> Response:
+        """Nothing changed (the game went back to what is kept); 507 when the disk is full,
+        so the page can say to free space and play on."""
         log.error("records: %s", exc)
-        return _error(f"the records could not be written: {exc}", 500)
+        status = 507 if isinstance(exc, StoreFull) else 500
+        return _error(f"the records could not be written: {exc}", status)
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Response:
@@ -122,6 +138,7 @@ def create_app(
         boot: dict[str, Any] = {
             "token": token,
             "pin": pin is not None,
+            "pin_strength": _strength(brake, pin, request.remote_addr),
             "max_players": max_players,
             "language": language,
             "default_rules": default_rules,
@@ -141,3 +158,15 @@ def create_app(
     app.add_url_rule("/static/table.js", "table_js", lambda: asset("table.js"))
     app.add_url_rule("/static/table.css", "table_css", lambda: asset("table.css"))
     return app
+
+
+def _strength(brake: PinBrake, pin: str | None, client: str | None) -> dict[str, Any] | None:
+    """What the page says of the PIN: its length and the time guessing it takes at the
+    brake's pace. Whether it is a common one is told only to this machine's own screen
+    (the owner's): a guest would learn where to start guessing."""
+    if pin is None:
+        return None
+    strength = brake.strength(pin)
+    if not is_loopback(client or ""):
+        strength["common"] = None
+    return strength

@@ -2,7 +2,8 @@
 
 Each action route checks its body (``validate``), calls one ``TableSession`` method and
 answers with the new state. Errors are JSON ``{"error", "status"}``: 400 malformed input,
-409 refused by the rules (nothing changed), 403 token or PIN, 413 too big, 415 not JSON.
+409 refused by the rules (nothing changed), 403 token or PIN, 413 too big, 415 not JSON,
+429 too many wrong PINs, 507 the disk is full (nothing changed).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from device.config import is_loopback
 from device.table import TableSession, TooManyListeners
 from device.table_state import rules_catalog
 from device.version import version
@@ -33,10 +35,15 @@ def _answer(state: dict[str, Any], status: int = 200) -> Response:
 
 
 def _json() -> Any:
-    data = request.get_json(silent=True)
+    """The body as JSON, refused (400) when it is not, nests too deeply or holds text that
+    is not Unicode (a lone surrogate): such input must never reach a handler."""
+    try:
+        data = request.get_json(silent=True)
+    except RecursionError:
+        raise validate.BadRequest("the body nests too deeply") from None
     if data is None:
         raise validate.BadRequest("the body must be JSON")
-    return data
+    return validate.plain_json(data)
 
 
 def build_api(max_players: int) -> Blueprint:
@@ -137,8 +144,9 @@ def build_api(max_players: int) -> Blueprint:
     @api.get("/events")
     def events() -> Response:
         session = _session()
+        client = request.remote_addr or "?"
         try:
-            listener = session.add_listener()
+            listener = session.add_listener(client=client, loopback=is_loopback(client))
         except TooManyListeners as exc:
             return _answer({"error": str(exc), "status": 503}, 503)
 
@@ -146,6 +154,8 @@ def build_api(max_players: int) -> Blueprint:
             yield "retry: 2000\n\n"
             while True:
                 pushed = listener.next(timeout=KEEPALIVE_S)
+                if listener.closed:
+                    return  # a newer stream from the same address took its place
                 if pushed is None:
                     yield ": keepalive\n\n"  # also finds clients that went away
                     continue

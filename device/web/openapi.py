@@ -28,7 +28,9 @@ ERRORS = {
     "409": {"description": "refused by the rules or the turn; nothing changed"},
     "413": {"description": "body too big"},
     "415": {"description": "not JSON"},
-    "429": {"description": "too many wrong PINs from this address"},
+    "429": {"description": "too many wrong PINs from this address, or from all of them"},
+    "500": {"description": "the records could not be written; nothing changed"},
+    "507": {"description": "the disk is full: nothing changed, play on once space is freed"},
 }
 
 
@@ -253,13 +255,18 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
             "/api/events": {
                 "get": {
                     "summary": "Server-Sent Events: one `state` event with the newest state "
-                    "after each change (older unsent states are dropped)",
+                    "after each change (older unsent states are dropped); a few streams per "
+                    "address, a newer one ending the oldest",
                     "responses": {
                         "200": {
                             "description": "event stream",
                             "content": {"text/event-stream": {}},
                         },
-                        "503": {"description": "too many clients", **_json(_ref("Error"))},
+                        "503": {
+                            "description": "too many clients on the network (this machine's "
+                            "own screens have places kept apart)",
+                            **_json(_ref("Error")),
+                        },
                     },
                 }
             },

@@ -18,12 +18,40 @@ from scoring.rulebooks import RULEBOOKS
 
 NAME_MAX = 24
 MAX_DICE = 12
-_TOKEN = re.compile(r"^(10|[0-9])[rw]?[ft]?$")
-_BOX = re.compile(r"^[A-Za-z0-9_]{1,24}$")
+MAX_DEPTH = 8  # no body the API takes nests deeper than 3
+# fullmatch, never ``$``: a ``$`` also matches before a newline at the end ("7r\n")
+_TOKEN = re.compile(r"(10|[0-9])[rw]?[ft]?")
+_BOX = re.compile(r"[A-Za-z0-9_]{1,24}")
 
 
 class BadRequest(ValueError):
     """Input the API refuses before looking at the rules (HTTP 400)."""
+
+
+def plain_json(data: Any) -> Any:
+    """``data`` if it nests at most ``MAX_DEPTH`` deep and all its text (keys too) is
+    Unicode; else BadRequest. Walked without recursion, so any depth is only refused."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            _unicode(value)
+        elif isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                raise BadRequest(f"the body nests deeper than {MAX_DEPTH} levels")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(key, str):
+                    _unicode(key)
+                stack.append((item, depth + 1))
+    return data
+
+
+def _unicode(text: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise BadRequest("the body holds a lone surrogate, which is not Unicode text") from None
 
 
 def body(data: Any, allowed: set[str], required: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -109,7 +137,7 @@ def dice(value: Any) -> list[str]:
     """Dice in the notation of DESIGN.md, one token per die (``7r``, ``10wf``, ``3``)."""
     if not isinstance(value, list) or not 1 <= len(value) <= MAX_DICE:
         raise BadRequest(f"dice must be a list of 1 to {MAX_DICE} dice tokens")
-    if any(not isinstance(t, str) or not _TOKEN.match(t) for t in value):
+    if any(not isinstance(t, str) or not _TOKEN.fullmatch(t) for t in value):
         raise BadRequest("a die is a token like 7, 7r, 10wf or 3rt")
     return list(value)
 
@@ -117,7 +145,7 @@ def dice(value: Any) -> list[str]:
 def box(value: Any, *, nullable: bool = False) -> str | None:
     if value is None and nullable:
         return None
-    if not isinstance(value, str) or not _BOX.match(value):
+    if not isinstance(value, str) or not _BOX.fullmatch(value):
         raise BadRequest("box must be a box id such as brelan, 6 or petite_suite")
     return value
 

@@ -1,5 +1,26 @@
 """The Pi camera path without a Pi: the missing module, the lores conversion, and the calls
-made to picamera2 (a stand-in module records them)."""
+made to picamera2 (a stand-in module records them).
+
+These tests never run the real picamera2: ``FakePicamera2`` below is the project's own
+stand-in, so what they check is only as right as it is. The parts of the real API it pins
+(as picamera2's source and manual have them, 0.3.x with ``capture_request(wait=...)`` taking
+seconds; checked by reading, not by running) are:
+
+- ``Picamera2.global_camera_info()`` lists the cameras (empty: none attached), and
+  ``Picamera2(camera_num)`` opens one (a busy camera raises "Failed to acquire camera");
+- ``create_video_configuration(main=, lores=, controls=)`` with ``{"size", "format"}`` per
+  stream ("RGB888", "YUV420") and ``FrameDurationLimits`` in microseconds, then
+  ``configure(config)``, ``camera_configuration()["lores"]["stride"]``, ``start()``;
+- ``capture_request(wait=seconds)`` gives a request, or raises TimeoutError; a request's
+  ``make_array("main")``, ``make_buffer("lores")``, ``get_metadata()`` (``ExposureTime``,
+  ``AnalogueGain``, ``ColourGains``, ``ScalerCrop``) and ``release()``;
+- ``set_controls({"AeEnable": False, "AwbEnable": False, ...})``;
+- ``camera_properties`` with ``Model``, ``PixelArraySize`` and ``PixelArrayActiveAreas``;
+- ``stop()`` then ``close()``.
+
+A picamera2 release that changes any of these passes here and fails on the Pi:
+``deploy/smoke-test.sh`` on the device is what runs the real one.
+"""
 
 from __future__ import annotations
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import logging
+import shutil
+import time
 from pathlib import Path
 
 import cv2
@@ -14,6 +16,7 @@ from device.camera import open_source
 from device.camera.frames import CameraError
 from device.camera.opencv_source import OpenCVSource
 from device.camera.replay_source import ReplaySource, lead_in, motion_frames
+from device.camera.runner import CameraRunner
 from device.config import Camera, CameraSource
 from vision.settle import SettleDetector
 
@@ -158,3 +161,40 @@ def test_the_factory_makes_replay_and_opencv_sources(tmp_path: Path) -> None:
 def test_an_opencv_camera_that_is_not_there_is_a_camera_error() -> None:
     with pytest.raises(CameraError, match="cannot open camera 99"):
         OpenCVSource(99).open()
+
+
+def _state_becomes(runner: CameraRunner, states: set[str], timeout: float) -> str:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        state = runner.state()["state"]
+        if state in states:
+            return state
+        time.sleep(0.02)
+    pytest.fail(f"the camera stayed {runner.state()['state']}, never {sorted(states)}")
+
+
+@pytest.mark.parametrize("how", ["emptied", "removed"])
+def test_a_folder_emptied_under_a_replay_is_a_stall_and_it_comes_back(
+    tmp_path: Path, how: str
+) -> None:
+    folder = throws(tmp_path / "photos", 2)
+    kept = {p.name: p.read_bytes() for p in folder.iterdir()}
+    source = ReplaySource(folder, fps=30, hold=0.2, gap=2, loop=True)
+    # a long backoff: coming back must not wait for it to end
+    runner = CameraRunner(source, watchdog_seconds=2, backoff=(20, 30))
+    with runner:
+        _state_becomes(runner, {"live"}, 10)
+        if how == "emptied":
+            for p in folder.iterdir():
+                p.unlink()
+        else:
+            shutil.rmtree(folder)
+        assert _state_becomes(runner, {"stalled", "reopening", "failed"}, 10) != "live"
+        frames = runner.latest.frames
+        time.sleep(0.5)
+        assert runner.latest.frames == frames  # no more frames of the last photo
+        folder.mkdir(exist_ok=True)
+        for name, data in kept.items():
+            (folder / name).write_bytes(data)
+        _state_becomes(runner, {"live"}, 10)  # well before the 20 s backoff
+        assert runner.state()["reopens"] >= 1

@@ -142,22 +142,57 @@ def test_each_problem_is_one_line_naming_its_key(tmp_path: Path, text: str, expe
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "taken"),
     [
-        '[server]\nhost = "localhost"',
-        '[server]\nhost = "::1"',
-        '[server]\nhost = "127.0.0.2"',
-        '[server]\nhost = "0.0.0.0"\npin = "0427"',
-        '[server]\npin = "12345678"',
-        '[camera]\nsource = "simulated"',
-        '[camera]\nsource = "picamera2"',
-        '[camera]\nsource = "opencv:2"',
-        "[camera]\nwidth = 640\nheight = 480\nlores_width = 640\nlores_height = 480",
-        '[table]\nlanguage = "en"\nmax_players = 12',
+        ('[server]\nhost = "localhost"', {"server.host": "localhost"}),
+        ('[server]\nhost = "::1"', {"server.host": "::1"}),
+        ('[server]\nhost = "127.0.0.2"', {"server.host": "127.0.0.2", "server.pin": None}),
+        ('[server]\nhost = "0.0.0.0"\npin = "0427"',
+         {"server.host": "0.0.0.0", "server.pin": "0427"}),
+        ('[server]\npin = "12345678"', {"server.pin": "12345678"}),
+        ('[camera]\nsource = "simulated"', {"camera.source": "simulated"}),
+        ('[camera]\nsource = "picamera2"', {"camera.source": "picamera2"}),
+        ('[camera]\nsource = "opencv:2"', {"camera.source": "opencv:2"}),
+        ("[camera]\nwidth = 640\nheight = 480\nlores_width = 640\nlores_height = 480",
+         {"camera.width": 640, "camera.height": 480, "camera.lores_width": 640,
+          "camera.lores_height": 480}),
+        ('[table]\nlanguage = "en"\nmax_players = 12',
+         {"table.language": "en", "table.max_players": 12}),
     ],
+)  # fmt: skip
+def test_good_values_are_taken(tmp_path: Path, text: str, taken: dict[str, object]) -> None:
+    config = load_config(write(tmp_path, text))
+    for key, value in taken.items():
+        section, name = key.split(".")
+        assert getattr(getattr(config, section), name) == value, key
+    assert {key for key, _, _ in config.changes()} <= set(taken)  # and nothing else moved
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["x = " + "[" * 3000 + "]" * 3000, "x = " + "{a = " * 3000 + "1" + "}" * 3000],
+    ids=["arrays", "inline-tables"],
 )
-def test_good_values_are_taken(tmp_path: Path, text: str) -> None:
-    load_config(write(tmp_path, text))
+def test_a_file_nested_too_deeply_is_one_problem(tmp_path: Path, text: str) -> None:
+    assert problems_of(tmp_path, text) == ["nests tables or lists too deeply to be a configuration"]
+
+
+def test_a_fifo_or_a_device_is_not_read_as_a_configuration(tmp_path: Path) -> None:
+    pipe = tmp_path / "yamscope.toml"
+    os.mkfifo(pipe)  # reading it would wait for a writer for ever
+    for path in (pipe, Path("/dev/zero")):
+        with pytest.raises(ConfigError) as caught:
+            load_config(path)
+        assert caught.value.problems == ["is not a regular file"]
+
+
+def test_validate_config_on_a_nested_file_is_one_line(tmp_path: Path) -> None:
+    path = write(tmp_path, "x = " + "[" * 3000 + "]" * 3000)
+    r = subprocess.run(
+        [sys.executable, "-m", "device.cli", "validate-config", str(path)],
+        capture_output=True, text=True, cwd=ROOT, timeout=60, check=False,
+    )  # fmt: skip
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "too deeply" in r.stderr
 
 
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:

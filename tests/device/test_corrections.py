@@ -77,3 +77,56 @@ def test_a_missing_records_file_is_one_clear_error(tmp_path: Path) -> None:
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "no records file" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def _one_correction(db: Path, tmp_path: Path) -> None:
+    session = TableSession(Store(db), rng=random.Random(1), cache_dir=tmp_path, advice=False)
+    session.new_game("impossible", None, ["Ana"])
+    session.camera_throw(read(*IMPOSSIBLE), crops=[png(10 * i) for i in range(10)])
+    session.correct("1rf 2rf 3rt 4rf 5rt 6wf 1wt 8wf 9wt 10wt")
+    session.close()
+
+
+def _export(db: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "device.cli", "export-corrections", "--data", str(db),
+         "--out", str(out)],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )  # fmt: skip
+
+
+def test_files_already_in_the_folder_are_left_alone(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    _one_correction(db, tmp_path)
+    out = tmp_path / "photos"
+    out.mkdir()
+    mine = {"holiday.png": png(200), "notes.txt": b"my notes", "000001-0.png": png(5)}
+    for name, data in mine.items():
+        (out / name).write_bytes(data)
+    for _ in range(2):  # the second export replaces only what the first one wrote
+        r = _export(db, out)
+        assert r.returncode == 0, r.stderr
+        for name, data in mine.items():
+            assert (out / name).read_bytes() == data, name
+    written = {json.loads(line)["file"] for line in (out / "labels.jsonl").read_text().splitlines()}
+    assert sorted(p.name for p in out.iterdir()) == sorted([*mine, *written, "labels.jsonl"])
+
+
+def test_an_export_that_would_overwrite_a_file_of_its_own_name_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    _one_correction(db, tmp_path)
+    first = tmp_path / "first"
+    assert _export(db, first).returncode == 0
+    (name,) = [p.name for p in first.glob("*.png")]
+    out = tmp_path / "photos"
+    out.mkdir()
+    (out / name).write_bytes(b"someone else's picture")
+    r = _export(db, out)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and name in r.stderr, r.stderr
+    assert (out / name).read_bytes() == b"someone else's picture"
+    assert sorted(p.name for p in out.iterdir()) == [name]  # nothing written
+    (out / "labels.jsonl").write_text("my own list\n")  # a labels file that is not ours
+    (out / name).unlink()
+    r = _export(db, out)
+    assert r.returncode == 2 and "was not written by an export" in r.stderr
+    assert (out / "labels.jsonl").read_text() == "my own list\n"

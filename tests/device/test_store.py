@@ -130,7 +130,7 @@ def test_a_whole_game_round_trips(tmp_path: Path, rules: str) -> None:
     assert store.version == len(MIGRATIONS)
     assert store.events(gid) == game.events
     assert store.load(gid).to_json() == game.to_json()
-    assert store.latest_open_game() is None
+    assert store.latest_game() == gid  # finished, and still the one to show
     [info] = store.games()
     assert (info["id"], info["rules"], info["finished"]) == (gid, rules, True)
     assert info["players"] == [PLAYERS[1], PLAYERS[0]]  # as the draw ordered them
@@ -205,16 +205,16 @@ def test_corrections_keep_their_crops_with_the_corrected_labels(tmp_path: Path) 
     assert store.load(gid).dice == game.dice
 
 
-def test_latest_open_game_is_the_one_played_last(tmp_path: Path) -> None:
+def test_latest_game_is_the_one_played_last(tmp_path: Path) -> None:
     store = Store(tmp_path / "r.sqlite3")
-    assert store.latest_open_game() is None
+    assert store.latest_game() is None
     older, newer = Game("yams", ["A"]), Game("cameroun", ["B"])
     older_id, newer_id = store.create(older), store.create(newer)
-    assert store.latest_open_game() == newer_id
+    assert store.latest_game() == newer_id
     time.sleep(0.01)  # "updated" is kept to the millisecond
     older.throw("1 2 3 4 5")
     store.append(older_id, older)
-    assert store.latest_open_game() == older_id
+    assert store.latest_game() == older_id
 
 
 # -- refusals -----------------------------------------------------------------------------------
@@ -314,7 +314,7 @@ def child(path: str, seed: int, rules: str) -> None:
 
     rng = random.Random(seed)
     store = Store(path)
-    gid = store.latest_open_game()
+    gid = store.latest_game()
     game = store.load(gid) if gid is not None else None
     for _ in range(100_000):  # the parent kills it long before; a bound all the same
         if game is None or game.finished:

@@ -272,3 +272,59 @@ def test_no_camera_means_nothing_to_calibrate(tmp_path: Path) -> None:
     with pytest.raises(RulesError, match="no camera"):
         session.calibrate()
     session.close()
+
+
+def _throw(client, token: str):  # type: ignore[no-untyped-def]
+    return client.post("/api/throw", json={"keep": []}, headers={"X-Yamscope-Token": token})
+
+
+def test_a_throw_before_the_tray_is_watched_or_during_a_roll_is_refused_with_why(
+    tmp_path: Path,
+) -> None:
+    from device.web import create_app
+
+    session = TableSession(
+        Store(tmp_path / "t.db"), rng=random.Random(3), cache_dir=tmp_path, advice=False
+    )
+    source = SimulatedSource(size=(320, 240), lores_size=(160, 120), seed=5, realtime=False)
+    watcher = TrayWatcher(session, CameraRunner(source, watchdog_seconds=5), TruthReader(source))  # type: ignore[arg-type]
+    session.watcher = watcher
+    client = create_app(session).test_client()
+    page = client.get("/").get_data(as_text=True)
+    token = page.split('"token": "', 1)[1].split('"', 1)[0]
+    session.new_game("yams", None, ["Ana"])
+    try:
+        version = session.version
+        early = _throw(client, token)  # the camera has not shown the tray at rest yet
+        assert early.status_code == 409 and "camera is starting" in early.json["error"]
+        assert session.version == version and source.last_throw == []  # nothing thrown
+        watcher.start()
+        wait_for(lambda: watcher.detector.state == "idle", "the camera to show the still tray")
+        assert _throw(client, token).status_code == 200
+        version, thrown = session.version, source.last_throw
+        rolling = _throw(client, token)  # at once: the dice are still rolling
+        assert rolling.status_code == 409 and "still rolling" in rolling.json["error"]
+        assert source.last_throw == thrown  # the roll was not restarted
+        wait_for(lambda: session.game.throw_no == 1, "the first throw, read")
+        assert [d.value for d in session.game.dice] == [s.value for s in thrown]
+        wait_for(lambda: _throw(client, token).status_code == 200, "the tray to take a throw")
+        wait_for(lambda: session.game.throw_no == 2, "the second throw, read")
+    finally:
+        watcher.stop()
+        session.close()
+
+
+def test_a_throw_asked_as_soon_as_the_last_one_is_shown_is_taken(table) -> None:  # type: ignore[no-untyped-def]
+    session, watcher, _reader = table
+    wait_for(lambda: watcher.detector.state == "idle", "the camera to show the still tray")
+    session.new_game("yams", None, ["Ana"])
+    with session.subscribe() as listener:
+        for throw in (1, 2, 3):
+            session.simulated_throw()  # never "still rolling": the last one was shown read
+            end = time.monotonic() + 30
+            while time.monotonic() < end:
+                state = listener.next(timeout=1)
+                if state and state["game"] and state["game"]["throw"] == throw:
+                    break
+            else:
+                pytest.fail(f"throw {throw} never came")

@@ -141,7 +141,7 @@ def test_foreign_host_names_are_refused_without_a_pin(client: FlaskClient) -> No
 def test_state_without_a_game(client: FlaskClient) -> None:
     r = client.get("/api/state")
     assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
-    assert r.json["game"] is None and r.json["version"] >= 1 and r.json["tray"] == "simulated"
+    assert r.json["game"] is None and r.json["version"] >= 1 and r.json["tray"] == "none"
 
 
 def test_rules_lists_every_option_with_its_legal_values(client: FlaskClient) -> None:
@@ -441,7 +441,7 @@ def test_dice_set_aside_are_shared_by_every_screen(api: Api, client: FlaskClient
 
 def test_health_and_live_view_without_a_camera(client: FlaskClient) -> None:
     health = client.get("/api/health").json
-    assert health["tray"] == "simulated" and health["camera"] is None
+    assert health["tray"] == "none" and health["camera"] is None  # no camera: not "simulated"
     assert health["version"]
     r = client.get("/api/live.jpg")
     assert r.status_code == 404 and r.json["status"] == 404
@@ -541,6 +541,30 @@ def test_a_new_session_resumes_the_latest_open_game(api: Api, tmp_path: Path) ->
         again.close()
 
 
+def test_a_restart_shows_the_game_finished_last_not_an_older_abandoned_one(
+    tmp_path: Path,
+) -> None:
+    first = TableSession(Store(tmp_path / "t.db"), advice=False, worker=False)
+    first.new_game("yams", {}, ["Anne"])
+    first.throw("1 2 3 4 5")  # then abandoned: a new game is started over it
+    first.new_game("yams", {}, ["Bruno"])
+    latest = first.game_id
+    for box in ("1", "2", "3", "4", "5", "6", "brelan", "carre", "full", "petite_suite",
+                "grande_suite", "yams", "chance"):  # fmt: skip
+        first.throw("1 2 3 4 5")
+        first.score(box)
+    shown = first.state()["game"]
+    assert shown["finished"] and shown["id"] == latest
+    first.close()
+    again = TableSession(Store(tmp_path / "t.db"), advice=False, worker=False)
+    try:
+        after = again.state()["game"]
+        assert after["id"] == latest and after["finished"]
+        assert after["sheets"] == shown["sheets"] and after["winners"] == shown["winners"]
+    finally:
+        again.close()
+
+
 # -- pushed states ----------------------------------------------------------------------------
 def _events(response: Any) -> Iterator[dict]:
     for chunk in response.response:
@@ -576,11 +600,16 @@ def test_a_slow_listener_gets_only_the_newest_state() -> None:
 
 
 def test_too_many_listeners_are_refused(session: TableSession, client: FlaskClient) -> None:
-    held = [session.add_listener() for _ in range(MAX_LISTENERS)]
+    held = [session.add_listener(client=f"10.0.{i}.1") for i in range(MAX_LISTENERS)]
     with pytest.raises(TooManyListeners):
-        session.add_listener()
-    r = client.get("/api/events")
+        session.add_listener(client="10.0.99.1")
+    r = client.get("/api/events", environ_base={"REMOTE_ADDR": "10.0.99.1"})
     assert r.status_code == 503 and r.json["status"] == 503
+    kiosk = client.get("/api/events", buffered=False)  # 127.0.0.1: this machine's screen
+    try:
+        assert kiosk.status_code == 200  # the network's streams do not shut it out
+    finally:
+        kiosk.close()
     for listener in held:
         session.remove_listener(listener)
 

@@ -15,7 +15,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -209,8 +211,9 @@ def click(driver: Any, selector: str) -> None:
     pytest.fail(f"could not click {selector}")
 
 
-def start_game(driver: Any, rules: str, players: list[str]) -> None:
-    """Fill the new-game form as a player would ("facile": a computer player)."""
+def start_game(driver: Any, rules: str, players: list[str], *, closes: bool = True) -> None:
+    """Fill the new-game form as a player would ("facile": a computer player); ``closes``:
+    wait for the form to close (it stays open while a PIN is asked)."""
     from selenium.webdriver.support.ui import Select
 
     wait(driver, lambda d: css(d, "#dlg-new[open]"), "the new game form")
@@ -229,7 +232,8 @@ def start_game(driver: Any, rules: str, players: list[str]) -> None:
             name.clear()
             name.send_keys(player)
     click(driver, "#btn-new-start")
-    wait(driver, lambda d: not css(d, "#dlg-new[open]"), "the form to close")
+    if closes:
+        wait(driver, lambda d: not css(d, "#dlg-new[open]"), "the form to close")
 
 
 def test_play_reload_correct_undo_and_survive_a_crash(driver: Any, server: Server) -> None:
@@ -507,3 +511,127 @@ def test_a_configured_lens_wider_than_the_models_learned_is_said_on_the_page(
         assert server.state()["camera"]["calibration"]["wider_than_trained"] is True
     finally:
         server.kill(signal.SIGTERM)
+
+
+# -- issue 25: what the page says of the PIN, and of a full disk ----------------------------------
+def test_the_pin_dialog_says_how_strong_the_pin_is(driver: Any, tmp_path: Path) -> None:
+    config = tmp_path / "yamscope.toml"
+    config.write_text('[server]\npin = "1234"\n', encoding="utf-8")
+    server = Server(tmp_path, config=config)
+    server.start()
+    try:
+        viewport(driver, 800, 480)
+        driver.get(server.url)
+        driver.execute_script("sessionStorage.clear()")
+        driver.refresh()
+        start_game(driver, "yams", ["Anne"], closes=False)  # refused without the PIN
+        wait(driver, lambda d: css(d, "#dlg-pin[open]"), "the PIN dialog")
+        said = text(driver, "#pin-strength")
+        assert said.startswith("PIN de 4 chiffres : au rythme d'essais permis, le deviner")
+        assert "parmi les premiers essayés" in said  # this machine's screen is told
+        css(driver, "#pin-input")[0].send_keys("1234")
+        click(driver, "#form-pin button[type=submit]")
+        wait(driver, lambda d: "Anne" in text(d, "#turn"), "the game, once the PIN was given")
+    finally:
+        server.kill(signal.SIGTERM)
+
+
+def shown(driver: Any) -> dict[str, Any]:
+    return {"dice": dice(driver), "sheet": text(driver, "#sheet"), "turn": text(driver, "#turn")}
+
+
+class InProcessServer:
+    """The real app on the real threaded server, in this process, so that a test can make
+    the records file full: SQLite's ``max_page_count`` gives SQLITE_FULL ("database or disk
+    is full"), the error a full disk gives, without a filesystem to fill."""
+
+    def __init__(self, folder: Path) -> None:
+        import random
+
+        from device.store import Store
+        from device.table import TableSession
+        from device.web import create_app
+        from device.web.server import make_table_server
+
+        self.session = TableSession(
+            Store(folder / "yamscope.db"), rng=random.Random(5), cache_dir=folder, advice=False
+        )
+        self.server = make_table_server("127.0.0.1", 0, create_app(self.session))
+        self.url = f"http://127.0.0.1:{self.server.server_port}/"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def post(self, token: str, path: str, body: Any) -> int:
+        request = urllib.request.Request(
+            self.url + path.lstrip("/"),
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "X-Yamscope-Token": token},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=5) as r:
+                return r.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    def max_pages(self, pages: int | None) -> None:
+        """Let the records file grow no more (None: as far as the disk allows)."""
+        store = self.session.store
+        with store._lock:
+            if pages is None:
+                pages = 1_073_741_823
+            store._db.execute(f"PRAGMA max_page_count = {pages}")
+
+    def stored(self) -> int:
+        return len(self.session.store.events(self.session.game_id))
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.session.close()
+
+
+def test_a_full_disk_is_said_on_the_page_and_play_resumes(driver: Any, tmp_path: Path) -> None:
+    server = InProcessServer(tmp_path)
+    driver.get_log("browser")  # what earlier tests left there
+    try:
+        viewport(driver, 800, 480)
+        driver.get(server.url)
+        start_game(driver, "yams", ["Anne"])
+        wait(driver, lambda d: "Anne" in text(d, "#turn"), "Anne's turn")
+        token = _token(driver)
+        with server.session.store._lock:
+            pages = server.session.store._db.execute("PRAGMA page_count").fetchone()[0]
+        server.max_pages(pages)  # the disk is full from now on
+        for _ in range(300):  # play through the API until a throw needs a page more
+            if not server.session.state()["game"]["can_throw"]:
+                assert server.post(token, "/api/score", {"box": "chance"}) in (200, 409, 507)
+                if server.session.state()["game"]["can_throw"]:
+                    continue
+                assert server.post(token, "/api/undo", {}) in (200, 409, 507)
+                continue
+            if server.post(token, "/api/throw", {"keep": []}) == 507:
+                break
+        else:
+            pytest.fail("the records file never filled up")
+        driver.refresh()
+        wait(driver, lambda d: css(d, "#btn-throw") and not css(d, "#btn-throw")[0].get_attribute(
+            "disabled"), "the throw button")  # fmt: skip
+        before = shown(driver)
+        stored, state = server.stored(), server.session.state()["game"]
+        click(driver, "#btn-throw")  # the same throw, from the page: it cannot be kept
+        wait(driver, lambda d: "le disque est plein" in text(d, "#toast"), "the records message")
+        assert text(driver, "#toast").startswith("Les scores n'ont pas pu être enregistrés")
+        assert server.stored() == stored
+        after = server.session.state()["game"]
+        assert (after["dice"], after["throw"], after["sheets"]) == (
+            state["dice"], state["throw"], state["sheets"])  # fmt: skip
+        assert shown(driver) == before  # the page shows the game as it is kept
+        server.max_pages(None)  # space is back
+        click(driver, "#btn-throw")
+        wait(driver, lambda d: server.stored() == stored + 1, "the throw, kept")
+        wait(driver, lambda d: text(d, "#turn") != before["turn"], "the page to follow")
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert all("507" in e["message"] for e in errors), errors  # only the refused request
+    finally:
+        server.stop()

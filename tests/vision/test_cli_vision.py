@@ -7,8 +7,10 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import cv2
+import pytest
 from drawn_dice import draw_die, felt
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -110,3 +112,51 @@ def test_calibrate_is_told_the_cameras_field_of_view(tmp_path: Path) -> None:
         assert wrong.returncode == 2
         assert "not a camera's" in wrong.stderr and "Traceback" not in wrong.stderr
     assert json.loads(out.read_text(encoding="utf-8"))["field_of_view"] == 102  # kept
+
+
+def huge_png(path: Path, side: int = 20_000) -> Path:
+    """A real, valid grey PNG of side x side pixels in a few tens of KB (one bit a pixel,
+    all black): decoded, it would take side * side * 3 bytes (1.2 GB for 20000)."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body) & 0xFFFFFFFF
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    packer = zlib.compressobj(9)
+    row = b"\x00" + bytes((side + 7) // 8)  # filter byte, then the row's bits
+    data = b"".join(packer.compress(row) for _ in range(side)) + packer.flush()
+    header = struct.pack(">IIBBBBB", side, side, 1, 0, 0, 0, 0)
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", data)
+    path.write_bytes(png + chunk(b"IEND", b""))
+    return path
+
+
+def fifo(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda tmp: Path("/dev/zero"), "not a regular file"),
+        (lambda tmp: fifo(tmp / "pipe.png"), "not a regular file"),
+        (lambda tmp: huge_png(tmp / "huge.png"), "20000x20000 pixels, more than 50 megapixels"),
+    ],
+    ids=["dev-zero", "fifo", "huge-png"],
+)
+def test_a_file_no_photo_could_be_is_one_line_and_the_others_are_read(
+    tmp_path: Path, make: Any, said: str
+) -> None:
+    bad = make(tmp_path)
+    good = photo(tmp_path / "one.png", (6,))
+    result = subprocess.run(
+        [sys.executable, "-m", "device.cli", "recognise", "--kind", "d6", str(bad), str(good)],
+        capture_output=True, text=True, cwd=ROOT, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+    assert str(bad) in result.stderr and said in result.stderr
+    assert result.stdout.startswith(f"{good}: 6")  # the photo after it is still read

@@ -83,3 +83,26 @@ def test_a_grey_frame_becomes_bgr() -> None:
     out = check_frame(grey)
     assert out.shape == (32, 48, 3)
     assert (out == 77).all()
+
+
+@pytest.mark.parametrize("suffix", [".jpg", ".png", ".bmp"])
+def test_the_header_says_the_size_before_anything_is_decoded(suffix: str) -> None:
+    from vision.images import declared_size
+
+    _, data = cv2.imencode(suffix, np.zeros((123, 321, 3), np.uint8))
+    assert declared_size(data.tobytes()) == (321, 123)
+
+
+def test_a_jpeg_declaring_a_huge_picture_is_refused_before_decoding() -> None:
+    _, data = cv2.imencode(".jpg", felt())
+    raw = bytearray(data.tobytes())
+    sof = raw.index(b"\xff\xc0")  # baseline frame header: length, precision, height, width
+    raw[sof + 5 : sof + 9] = (12000).to_bytes(2, "big") + (12000).to_bytes(2, "big")
+    with pytest.raises(BadImageError, match="12000x12000 pixels, more than 50 megapixels"):
+        decode_image(bytes(raw), "big.jpg")
+
+
+def test_an_image_format_whose_size_cannot_be_read_first_is_refused() -> None:
+    _, data = cv2.imencode(".tiff", felt())  # a small TIFF may still decode into gigabytes
+    with pytest.raises(BadImageError, match="not an image in JPEG, PNG or BMP"):
+        decode_image(data.tobytes(), "photo.tiff")

@@ -26,6 +26,10 @@ const WORDS = {
     correct_die: "Corriger le dé", red: "rouge", white: "blanc", frosted: "givré",
     transparent: "transparent", kept: "gardé", edit: "corriger", advised: "conseillé",
     pin_title: "Code PIN", pin_help: "Le code de la table est demandé pour jouer depuis cet écran.",
+    pin_strength: "PIN de {0} chiffres : au rythme d'essais permis, le deviner prendrait {1} en moyenne.",
+    pin_common: "Ce PIN est parmi les premiers essayés (suite, répétition, année) : choisissez-en un autre.",
+    hours: "{0} h", days: "{0} jours", years: "{0} ans",
+    records_full: "Les scores n'ont pas pu être enregistrés : le disque est plein. Rien n'a changé ; libérez de la place, puis rejouez.",
     online: "connecté", offline: "hors ligne", connection: "connexion au serveur",
     computer: "ordi", closed: "fermée", confirm_new: "Abandonner la partie en cours ?",
     pts: "pts", total: "Total", column_total: "Total colonne", cell_preview: "ce jet : {0}",
@@ -67,6 +71,10 @@ const WORDS = {
     correct_die: "Correct the die", red: "red", white: "white", frosted: "frosted",
     transparent: "transparent", kept: "kept", edit: "correct", advised: "advised",
     pin_title: "PIN", pin_help: "The table's PIN is needed to play from this screen.",
+    pin_strength: "A {0}-digit PIN: at the pace of tries allowed, guessing it would take {1} on average.",
+    pin_common: "This PIN is among the first anyone tries (a run, a repeat, a year): choose another.",
+    hours: "{0} h", days: "{0} days", years: "{0} years",
+    records_full: "The records could not be written: the disk is full. Nothing changed; free some space, then play again.",
     online: "online", offline: "offline", connection: "connection to the server",
     computer: "computer", closed: "closed", confirm_new: "Abandon the game in progress?",
     pts: "pts", total: "Total", column_total: "Column total", cell_preview: "this throw: {0}",
@@ -152,6 +160,10 @@ async function post(path, body) {
     apply(data);
     return data;
   }
+  if (response.status === 507) { // the disk is full: nothing changed, play on once freed
+    toast(t("records_full"), 15000);
+    return null;
+  }
   if (response.status === 403 && boot.pin && /PIN/.test(data.error || "")) {
     pin = null;
     sessionStorage.removeItem("yamscope.pin");
@@ -165,16 +177,31 @@ async function post(path, body) {
 
 function askPin() {
   $("pin-input").value = "";
+  renderPinStrength();
   $("dlg-pin").showModal();
 }
 
+// how long guessing the PIN takes at the server's brake; whether it is a common one is
+// told only to the table's own screen (the server leaves it null for others)
+function renderPinStrength() {
+  const strength = boot.pin_strength;
+  const line = $("pin-strength");
+  line.hidden = !strength;
+  if (!strength) return;
+  const hours = strength.hours;
+  const time = hours < 48 ? t("hours", Math.round(hours))
+    : hours < 24 * 730 ? t("days", Math.round(hours / 24)) : t("years", Math.round(hours / 24 / 365));
+  line.textContent = t("pin_strength", strength.digits, time) + (strength.common ? ` ${t("pin_common")}` : "");
+  line.className = strength.common ? "hint error" : "hint";
+}
+
 let toastTimer = null;
-function toast(message) {
+function toast(message, ms = 5000) {
   const box = $("toast");
   box.textContent = message;
   box.hidden = false;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { box.hidden = true; }, 5000);
+  toastTimer = setTimeout(() => { box.hidden = true; }, ms);
 }
 
 // -- push --------------------------------------------------------------------------------------
