@@ -43,6 +43,7 @@ class TrayError(RuntimeError):
 
 
 LIVE_WATCHED_S = 5.0  # a live picture is encoded while someone asked for one this recently
+LOOK_EVERY_S = 10.0  # the tray at rest is compared with its empty picture this often
 # A simulated throw is refused while the last one rolls; past this, a roll that was never
 # seen to end (the camera stalled meanwhile) no longer holds the button.
 ROLL_TIMEOUT_S = 10.0
@@ -98,6 +99,8 @@ class TrayWatcher:
         # the reader's reason to flag every die, else what went wrong with the last throw
         self._message: str | None = recogniser.distrust
         self._reading_ms: float | None = None
+        self._looked_at = -LOOK_EVERY_S  # when the tray at rest was last compared
+        self._view_said: str | None = None  # what that comparison last told the players
         self._published: tuple[Any, ...] | None = None
         self._rolling_since: float | None = None  # a simulated throw not read yet
         self._stop = threading.Event()
@@ -262,6 +265,8 @@ class TrayWatcher:
                 self.roll_done()
         elif was == "moving" and self.detector.state != "moving":
             self.roll_done()  # the tray came to rest with nothing to read
+        if settled is None and self.detector.state == "idle":
+            self._look_at_empty(frame)
         self._encode_live(frame)
 
     def _read(self, frame: Frame) -> None:
@@ -283,6 +288,28 @@ class TrayWatcher:
             self._say(_joined(str(exc), *reading.notes))
             return
         self._say(_joined(self.recogniser.distrust, *reading.notes))
+
+    def _look_at_empty(self, frame: Frame) -> None:
+        """Now and then, the tray at rest: its empty picture kept up to date with the
+        evening's light, and the players told when the camera or the tray has moved (and
+        when that is over)."""
+        now = time.monotonic()
+        if now - self._looked_at < LOOK_EVERY_S:
+            return
+        self._looked_at = now
+        try:
+            notes = self.recogniser.look_at_empty(frame.main)
+        except VisionError as exc:
+            notes = (str(exc),)
+        said = _joined(*notes) if notes else None
+        if said == self._view_said:
+            return
+        with self._lock:
+            message = self._message
+        shown = _joined(self.recogniser.distrust, self._view_said)
+        if said is not None or message == shown:  # a throw's own message stays
+            self._say(_joined(self.recogniser.distrust, said))
+        self._view_said = said
 
     def _lock_exposure(self) -> None:
         """Once the calibrated tray stands still (the camera's automatic exposure has

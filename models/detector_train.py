@@ -18,10 +18,10 @@ Each epoch is ``--steps`` batches, half photos and half synthetic (a quarter of 
 from rendered scene folders when ``--scenes`` names some: Blender's photoreal dice; another
 share with ``--scene-share``), augmented (90° turns, flips, scale and shift,
 brightness/contrast/colour, hue, grey, blur, noise), and half of them given hard negatives:
-game tokens, screws, specks, tiles, edges and dice's hard shadows (models/distractors.py). After each
-epoch the model is checked on the validation sets (F1 at IoU 0.5; the rendered scenes' tenth
-too) and ``last.pt`` / ``best.pt`` are written to
-``data/runs/detector/`` (``--out``); a new run resumes from ``last.pt``, or starts from another
+game tokens, screws, specks, tiles, edges and dice's hard shadows (models/distractors.py).
+After each epoch the model is checked on the validation sets (F1 at IoU 0.5; the rendered
+scenes' tenth too) and ``last.pt`` / ``best.pt`` are written to ``data/runs/detector/``
+(``--out``); a new run resumes from ``last.pt``, or starts from another
 run's weights with ``--weights``. On a GPU: ``--device cuda --workers N`` (N processes draw
 the augmented batches) and ``--minutes M`` (the learning rate's cosine ends with the time);
 ``models/gpu/run.sh`` is how 1.3 and 1.4 were trained.
@@ -45,6 +45,7 @@ from models.detector_net import (
     detector_loss,
     from_onnx,
     make_targets,
+    restore_norms,
 )
 from models.photos import default_root, parse_labels, split_photos
 from models.train import cpu_weights
@@ -472,6 +473,10 @@ def train(args: argparse.Namespace) -> None:
         print(f"starting from the weights of {args.weights}")
     elif args.from_onnx:
         model = from_onnx(Path(args.from_onnx))
+        rng = np.random.default_rng(999)
+        samples = [draw_batch(photos, synth, args.batch, args.crop, rng, scenes, args.scene_share,
+                              colour)[0] for _ in range(8)]  # fmt: skip
+        restore_norms(model, samples)
         print(f"starting from the exported model {args.from_onnx}")
     model.to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)

@@ -176,6 +176,12 @@ def region_boxes(region: Region, side: float, scale: float, count: int | None = 
     return boxes
 
 
+def nothing_new(difference: Difference, die_side: float) -> bool:
+    """The frame shows the tray as empty: no region of difference a die could be."""
+    side = die_side * difference.scale
+    return not regions_of(new_mask(difference), difference, side)
+
+
 def add_missed(found: TrayDice, difference: Difference, side: float) -> None:
     """What differs outside every kept box, in regions a die large that show a die's fine
     detail (a soft shadow shows none): dice the detector missed, as many as each region's

@@ -37,7 +37,7 @@ from vision.faces import DEFAULT_MODEL, FaceReader, Guess
 from vision.felt import FeltModel
 from vision.images import check_frame
 from vision.model_check import check_reader
-from vision.on_tray import on_tray, view_notes
+from vision.on_tray import nothing_new, on_tray, view_notes
 from vision.perspective import top_face_box
 from vision.pips import count_pips
 from vision.reading import Flag, Kind, ReadDie, Reading, reading_order
@@ -424,6 +424,30 @@ class Recogniser:
         if self.distrust is None:
             return reading
         return replace(reading, dice=tuple(flagged(d) for d in reading.dice))
+
+    def look_at_empty(self, frame: np.ndarray) -> tuple[str, ...] | None:
+        """A frame of the tray at rest between throws: where it is seen as calibrated, in
+        the calibration's light and with nothing new on it, it is blended into the empty
+        picture. Returns what the players should know of the view (a moved camera, another
+        tray, the light), or None on a tray calibrated without an empty picture."""
+        calibration = self.calibration
+        if calibration is None or calibration.empty is None:
+            return None
+        frame = check_frame(frame)
+        tray = calibration.for_size(frame.shape[1], frame.shape[0])
+        assert tray.empty is not None
+        small = tray.empty.shrink(frame)
+        view = tray.empty.align(small, self.view)
+        if not view.same_tray:
+            return tuple(view_notes(tray, view, None))
+        self.view = view
+        difference = tray.empty.difference(small, view, tray.felt)
+        notes = tuple(view_notes(tray, view, difference))
+        lit = LIGHT_RANGE[0] <= difference.light <= LIGHT_RANGE[1]
+        if lit and nothing_new(difference, tray.die_side):
+            image = calibration.empty.refreshed(small, view).image
+            self._calibration = calibration.with_empty(image)
+        return notes
 
     def _refresh(self, found: Found) -> None:
         """An empty tray, seen as calibrated and in the calibration's light: blended into

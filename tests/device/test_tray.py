@@ -35,11 +35,18 @@ class TruthReader:
         self.notes: tuple[str, ...] = ()
         self.expected: int | None = None  # told by the watcher before each reading
         self.told: list[int | None] = []
+        self.view_notes: tuple[str, ...] | None = None
+        self.looks = 0
         self.frames: list[np.ndarray] = []
         self.calibration = None
         self.distrust: str | None = None  # as Recogniser.check_model leaves it
         self.reader = FaceReader()  # the crops for corrections are cut by the model's rule
         self.finder = load_finder()  # calibrating says what the real detector sees
+
+    def look_at_empty(self, frame: np.ndarray) -> tuple[str, ...] | None:
+        """What the recogniser says of the tray at rest (Recogniser.look_at_empty)."""
+        self.looks += 1
+        return self.view_notes
 
     def __call__(self, frame: np.ndarray) -> Reading:
         self.frames.append(frame)
@@ -114,6 +121,22 @@ def test_what_the_reader_notes_of_the_tray_is_said_with_the_throw(table) -> None
     session.simulated_throw(keep=[0])
     wait_for(lambda: "expected" in (watcher.status()["message"] or ""), "the refusal")
     assert watcher.status()["message"].endswith("; a note")
+
+
+def test_the_tray_at_rest_is_looked_at_and_a_moved_camera_said_until_it_is_over(
+    table, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import device.tray
+
+    monkeypatch.setattr(device.tray, "LOOK_EVERY_S", 0.05)
+    _session, watcher, reader = table
+    wait_for(lambda: reader.looks > 0, "the tray at rest looked at")
+    assert watcher.status()["message"] is None
+    reader.view_notes = ("the tray or the camera moved by 1.2 die sides since calibration",)
+    wait_for(lambda: watcher.status()["message"], "the players told")
+    assert watcher.status()["message"] == reader.view_notes[0]
+    reader.view_notes = ()  # calibrated again, or put back
+    wait_for(lambda: watcher.status()["message"] is None, "the message gone")
 
 
 def test_a_reading_with_a_die_missing_is_reported_not_recorded(table) -> None:  # type: ignore[no-untyped-def]

@@ -305,3 +305,21 @@ def test_a_dice_count_no_throw_has_exits_2(
     cv2.imwrite(str(tmp_path / "t.png"), tray_with_rim())
     assert main(["recognise", "--count", count, str(tmp_path / "t.png")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_tray_at_rest_is_refreshed_when_empty_and_a_moved_one_is_said() -> None:
+    calibration = calibrate(tray_with_rim())
+    recogniser = Recogniser(calibration, kinds=("d6",))
+    assert calibration.empty is not None
+    before = calibration.empty.image.astype(np.float32).mean()
+    lighter = np.clip(tray_with_rim(seed=4).astype(np.int16) + 10, 0, 255).astype(np.uint8)
+    assert recogniser.look_at_empty(lighter) == ()
+    refreshed = recogniser.calibration.empty.image
+    assert refreshed.astype(np.float32).mean() > before + 1
+    with_die, _ = with_dice(tray_with_rim(), (200, 150))
+    assert recogniser.look_at_empty(with_die) == ()
+    assert np.array_equal(recogniser.calibration.empty.image, refreshed)  # not while a die lies
+    shifted = np.roll(tray_with_rim(seed=7), (12, 14), axis=(0, 1))  # half a die down-right
+    notes = recogniser.look_at_empty(shifted)
+    assert notes and "moved" in notes[0] and "calibrate again" in notes[0]
+    assert Recogniser(kinds=("d6",)).look_at_empty(lighter) is None  # not calibrated
