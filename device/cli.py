@@ -502,6 +502,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             field_of_view=args.field_of_view,
             calibration=calibration,
             resize=_size(args.resize) if args.resize else None,
+            enrolment=Path(args.enrolment) if args.enrolment else None,
         )
     except (DatasetError, VisionError) as exc:
         raise UsageError(str(exc)) from None
@@ -518,6 +519,35 @@ def _size(text: str, option: str = "--resize") -> tuple[int, int]:
     if width * height > 64_000_000:
         raise UsageError(f"{option} {text} is larger than any camera frame yamscope reads")
     return width, height
+
+
+def cmd_enrol(args: argparse.Namespace) -> int:
+    """Learn the table's own dice from a folder of labelled photos of them."""
+    from device.enrol import enrol_crops, labelled_crops, report_lines, right_share
+    from device.paths import data_dir
+    from models.datasets import DatasetError, open_dataset
+    from vision.calibration import load as load_calibration
+    from vision.enrolment import save
+    from vision.errors import VisionError
+    from vision.recognise import Recogniser
+
+    out = Path(args.out) if args.out else data_dir() / "enrolment.json"
+    try:
+        calibration = load_calibration(args.calibration) if args.calibration else None
+        dataset = open_dataset(args.dataset, Path(args.labels) if args.labels else None)
+        recogniser = Recogniser(calibration, kinds=dataset.kinds)  # type: ignore[arg-type]
+        labelled = labelled_crops(dataset, recogniser.reader, recogniser.finder, calibration)
+    except (DatasetError, VisionError) as exc:
+        raise UsageError(str(exc)) from None
+    if not len(labelled.crops):
+        raise UsageError(f"{args.dataset}: no labelled die was found in its photos")
+    enrolment = enrol_crops(recogniser.reader, labelled)
+    before = right_share(recogniser.reader, labelled, None)
+    after = right_share(recogniser.reader, labelled, enrolment)
+    save(enrolment, out)
+    for line in report_lines(labelled, before, after, out):
+        print(line)
+    return 0
 
 
 def cmd_render(args: argparse.Namespace) -> int:
@@ -597,6 +627,13 @@ def cmd_recognise(args: argparse.Namespace) -> int:
     if args.count is not None and not 1 <= args.count <= 20:
         raise UsageError(f"--count takes 1 to 20 dice, not {args.count}")
     recogniser.expected = args.count
+    if args.enrolment:
+        from vision.enrolment import load as load_enrolment
+
+        try:
+            recogniser.reader.enrol(load_enrolment(args.enrolment, recogniser.reader.path))
+        except VisionError as exc:  # read all the same, with the model's own head
+            print(f"yamscope: warning: the model's own head reads: {exc}", file=sys.stderr)
     if recogniser.check_model() is not None:  # read all the same, every die flagged
         why = recogniser.distrust
         print(f"yamscope: warning: every die flagged unsure: {why}", file=sys.stderr)
@@ -964,6 +1001,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     evs.add_argument("--resize", metavar="WxH", help="scale each photo and its labels to WxH first")
     evs.add_argument(
+        "--enrolment", metavar="FILE", help="read with the table's own dice (yamscope enrol)"
+    )
+    evs.add_argument(
         "--no-calibration",
         action="store_true",
         help="synthetic sets: read without calibrating on each empty tray",
@@ -979,6 +1019,20 @@ def build_parser() -> argparse.ArgumentParser:
         "labels say (to measure a wrong setting)",
     )
     evs.set_defaults(func=cmd_evaluate)
+
+    enr = sub.add_parser(
+        "enrol",
+        help="learn the table's own dice from labelled photos of them",
+        description="Read every photo of DATASET (images/ + labels/, YOLO or 'KIND VALUE x0 "
+        "y0 x1 y1' lines) as the appliance does, and fit the table's own value head on the "
+        "dice found (vision/enrolment.py); says the dice read right before and after. "
+        "yamscope serve reads it from beside the calibration.",
+    )
+    enr.add_argument("dataset", metavar="DATASET")
+    enr.add_argument("--out", metavar="FILE", help="default: enrolment.json in the data folder")
+    enr.add_argument("--labels", metavar="DIR", help="the label files, when not DATASET/labels")
+    enr.add_argument("--calibration", metavar="FILE", help="the photos are of this tray")
+    enr.set_defaults(func=cmd_enrol)
 
     rnd = sub.add_parser(
         "render",
@@ -1020,6 +1074,9 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="N dice were thrown (a calibrated tray then accounts for a count that is off)",
+    )
+    rec.add_argument(
+        "--enrolment", metavar="FILE", help="read with the table's own dice (yamscope enrol)"
     )
     rec.add_argument("images", nargs="+", metavar="IMAGE")
     rec.set_defaults(func=cmd_recognise)

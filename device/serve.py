@@ -28,6 +28,7 @@ from vision.errors import VisionError
 log = logging.getLogger(__name__)
 
 CALIBRATION_FILE = "calibration.json"
+ENROLMENT_FILE = "enrolment.json"  # the table's own dice (yamscope enrol), beside the calibration
 
 
 def read_pin_file(path: Path) -> str:
@@ -110,6 +111,22 @@ def _restore_hint(data: Path, backup: Path) -> str:
     )
 
 
+def enrol_table(recogniser: Any, path: Path) -> None:
+    """Read with the table's own dice when they were enrolled; a damaged or foreign
+    enrolment is said in the log, and the model's own head reads."""
+    from vision.enrolment import BadEnrolmentError
+    from vision.enrolment import load as load_enrolment
+
+    if not path.exists():
+        return
+    try:
+        recogniser.reader.enrol(load_enrolment(path, recogniser.reader.path))
+    except BadEnrolmentError as exc:
+        log.warning("the model's own head reads the dice: %s", exc)
+        return
+    log.info("reading with the table's own dice (%s)", path)
+
+
 def start_tray(session: TableSession, config: Config, source: CameraSource, data: Path) -> Any:
     """The camera, the settle detector and the reader feeding the session (None for
     ``none``). Raises CameraError or VisionError with one readable line."""
@@ -137,6 +154,7 @@ def start_tray(session: TableSession, config: Config, source: CameraSource, data
     recogniser = Recogniser(calibration)
     if recogniser.check_model() is not None:
         log.warning("every die will be flagged unsure: %s", recogniser.distrust)
+    enrol_table(recogniser, path.with_name(ENROLMENT_FILE))
     watcher = TrayWatcher(
         session,
         runner,

@@ -52,6 +52,7 @@ from vision.calibration import (
     calibrate,
     check_field_of_view,
 )
+from vision.enrolment import load as load_enrolment
 from vision.errors import VisionError
 from vision.images import load_image
 from vision.model_check import check_words
@@ -458,6 +459,7 @@ def evaluate(
     field_of_view: float | None = None,
     calibration: Calibration | None = None,
     resize: tuple[int, int] | None = None,
+    enrolment: Path | None = None,
 ) -> tuple[Tally, dict[str, Any]]:
     """Read every photo of ``dataset`` (the first ``limit``) and tally the result; also
     returns how it was read (model, kinds, calibration). ``kinds``: the kinds of dice in
@@ -467,8 +469,9 @@ def evaluate(
     instead of the camera's in the labels (to measure a wrong setting). ``calibration``:
     every photo is read with this one (real photos of one calibrated tray). ``resize``:
     each photo and its labels are first scaled to this (width, height), as a camera of
-    another resolution would see them. OpenCV runs on one thread meanwhile, as the model
-    does."""
+    another resolution would see them. ``enrolment``: the table's own value head to read
+    with (vision/enrolment.py; BadEnrolmentError when it cannot be). OpenCV runs on one
+    thread meanwhile, as the model does."""
     from tqdm import tqdm
 
     if field_of_view is not None:
@@ -485,6 +488,8 @@ def evaluate(
             finder_model=detector,
             **chosen,
         )
+        if enrolment is not None:
+            recogniser.reader.enrol(load_enrolment(enrolment, recogniser.reader.path))
     calibrate_each = calibrated and synthetic and calibration is None
     tally = Tally()
     failed_calibrations = 0
@@ -527,6 +532,7 @@ def evaluate(
         "calibrated": calibrate_each,
         "calibration": None if calibration is None else "given",
         "resized": None if resize is None else f"{resize[0]}x{resize[1]}",
+        "enrolment": None if enrolment is None else str(enrolment),
         "field_of_view": "the labels'" if field_of_view is None else field_of_view,
         "calibration_failed": failed_calibrations,
     }
@@ -588,6 +594,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         calibration = "read with the calibration given"
     if result["resized"]:
         calibration += f", photos scaled to {result['resized']}"
+    if result["enrolment"]:
+        calibration += f", enrolled ({result['enrolment']})"
     if result["calibration_failed"]:
         calibration += f" ({result['calibration_failed']} could not be: read without)"
     lines = [

@@ -73,6 +73,51 @@ def export_onnx(model: torch.nn.Module, path: Path, opset: int = spec.OPSET) -> 
             output_names=names,
             dynamic_axes={name: {0: "batch"} for name in [spec.INPUT_NAME, *names]},
         )
+    with_features(path)
+
+
+FEATURES = "features"  # the pooled features every head reads: what a table's enrolment fits
+
+
+def with_features(path: Path) -> int:
+    """Add to an exported die-face model the output ``features``: the pooled features its
+    value head reads (vision/enrolment.py fits a table's own head on them). The heads'
+    outputs are unchanged. Returns the features' size; ValueError when the model has no
+    value head."""
+    import onnx
+    from onnx import helper
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    for output in [o for o in graph.output if o.name == FEATURES]:
+        graph.output.remove(output)
+    for node in [n for n in graph.node if n.name == FEATURES]:
+        graph.node.remove(node)
+    value = next((n for n in graph.node if n.op_type == "Gemm" and "value" in n.name), None)
+    if value is None:
+        raise ValueError(f"{path}: no value head to read the features of")
+    graph.node.append(helper.make_node("Identity", [value.input[0]], [FEATURES], name=FEATURES))
+    graph.output.append(
+        helper.make_tensor_value_info(FEATURES, onnx.TensorProto.FLOAT, ["batch", "features"])
+    )
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    dummy = np.zeros((1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE), np.float32)
+    (features,) = evaluate.session(path).run([FEATURES], {spec.INPUT_NAME: dummy})
+    return int(features.shape[1])
+
+
+def features_size(path: Path) -> int | None:
+    """The size of a model's ``features`` output (None when it has none)."""
+    for output in evaluate.session(path).get_outputs():
+        if output.name == FEATURES:
+            dims = output.shape
+            if isinstance(dims[1], int):
+                return dims[1]
+            dummy = np.zeros((1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE), np.float32)
+            (features,) = evaluate.session(path).run([FEATURES], {spec.INPUT_NAME: dummy})
+            return int(features.shape[1])
+    return None
 
 
 def max_logit_difference(model: torch.nn.Module, path: Path, inputs: torch.Tensor) -> float:
@@ -323,6 +368,12 @@ def card(
             {"output": name, "attribute": name, "classes": list(classes)}
             for name, classes in spec.HEADS.items()
         ],
+        "features": {
+            "output": FEATURES,
+            "size": features_size(path),
+            "what": "the pooled features every head reads (a linear layer each); a table's "
+            "enrolment fits its own value head on them (vision/enrolment.py)",
+        },
         "value_range": (
             "the value head has ten logits (values 1..10) for every die; read it only among "
             "the faces of the die's kind (1..6 for a d6, 1..10 for a d10). Training used plain "

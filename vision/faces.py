@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import onnxruntime as ort
 
+from vision.enrolment import BadEnrolmentError, Enrolment
 from vision.errors import BadModelError
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -148,9 +149,13 @@ def onnx_session(model: Path, threads: int) -> ort.InferenceSession:
         raise BadModelError(f"{model}: not a loadable ONNX model ({exc})") from None
 
 
+FEATURES = "features"  # the output of the pooled features the heads read (models/export.py)
+
+
 class FaceReader:
     """The ONNX die-face model and its card, loaded once (one thread by default: the Pi
-    keeps its other cores for the camera and the web page)."""
+    keeps its other cores for the camera and the web page); with a table's ``enrolment``
+    (vision/enrolment.py) its value head is the table's own."""
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
         model = Path(model)
@@ -167,6 +172,29 @@ class FaceReader:
                 f"outputs {sorted(missing)} not in the model)"
             )
         self.path = model
+        self.has_features = FEATURES in outputs
+        self.enrolment: Enrolment | None = None
+
+    def enrol(self, enrolment: Enrolment | None) -> None:
+        """Read values with this table's head (None: the model's own). BadEnrolmentError
+        when the model gives no features or the head's values are not the model's."""
+        if enrolment is not None:
+            if not self.has_features:
+                raise BadEnrolmentError(f"{self.path}: this model gives no features to enrol on")
+            if enrolment.value.classes != tuple(int(c) for c in self.classes("value")):
+                raise BadEnrolmentError("the enrolment's values are not this model's: enrol again")
+        self.enrolment = enrolment
+
+    def features(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The pooled features (N, F) of the crops and the model's own value logits (N, V),
+        what an enrolment is fitted on."""
+        if not self.has_features:
+            raise BadEnrolmentError(f"{self.path}: this model gives no features to enrol on")
+        value = next(h.output for h in self.card.heads if h.attribute == "value")
+        features, logits = self.session.run(
+            [FEATURES, value], {self.card.input_name: self.to_input(crops)}
+        )
+        return np.asarray(features, np.float64), np.asarray(logits, np.float64)
 
     @property
     def attributes(self) -> frozenset[str]:
@@ -196,11 +224,20 @@ class FaceReader:
         x = x[:, None] if x.ndim == 3 else x.transpose(0, 3, 1, 2)
         return np.ascontiguousarray((x - self.card.mean) / self.card.std)
 
-    def probabilities(self, crops: np.ndarray) -> list[np.ndarray]:
-        """Each head's class probabilities (N, classes) for the crops, in one model run."""
+    def probabilities(self, crops: np.ndarray, own: bool = False) -> list[np.ndarray]:
+        """Each head's class probabilities (N, classes) for the crops, in one model run;
+        the value's from the table's head when enrolled (unless ``own``: the model's)."""
         names = [h.output for h in self.card.heads]
-        results = self.session.run(names, {self.card.input_name: self.to_input(crops)})
-        return [softmax(np.asarray(logits, np.float64)) for logits in results]
+        enrolment = None if own else self.enrolment
+        fetched = [*names, FEATURES] if enrolment is not None else names
+        results = self.session.run(fetched, {self.card.input_name: self.to_input(crops)})
+        probabilities = [
+            softmax(np.asarray(logits, np.float64)) for logits in results[: len(names)]
+        ]
+        if enrolment is not None:
+            value = next(i for i, h in enumerate(self.card.heads) if h.attribute == "value")
+            probabilities[value] = enrolment.value.probabilities(results[-1])
+        return probabilities
 
     def read_crops(self, crops: np.ndarray) -> list[dict[str, Guess]]:
         """Every head's guess for each crop, in one run of the model; the crops whose value

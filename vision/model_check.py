@@ -64,7 +64,7 @@ def write_check(reader: FaceReader, crops: np.ndarray, path: Path | None = None)
     """Record ``crops`` (uint8, as ``FaceReader.crops`` gives them) with every head's
     probabilities from this machine; returns the file written."""
     path = path or check_path(reader.path)
-    heads = reader.probabilities(crops)
+    heads = reader.probabilities(crops, own=True)
     stored = {f"head_{h.output}": p for h, p in zip(reader.card.heads, heads, strict=True)}
     np.savez_compressed(path, crops=crops, **stored)
     return path
@@ -90,7 +90,7 @@ def check_reader(reader: FaceReader, path: Path | None = None) -> CheckResult:
         for e, h in zip(expected, reader.card.heads, strict=True)
     ):
         raise BadModelError(f"{path}: these check crops were not recorded for {reader.path}")
-    got = reader.probabilities(crops)
+    got = reader.probabilities(crops, own=True)  # the model's own heads, enrolled or not
     differs = np.zeros(len(crops), bool)
     largest = 0.0
     for want, have in zip(expected, got, strict=True):

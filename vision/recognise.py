@@ -32,6 +32,7 @@ from vision.colour import look
 from vision.detect import Box, DiceFinder
 from vision.detect import default_model as default_finder_model
 from vision.empty_tray import LIGHT_RANGE, View
+from vision.enrolment import Enrolment
 from vision.errors import BadModelError
 from vision.faces import DEFAULT_MODEL, FaceReader, Guess
 from vision.felt import FeltModel
@@ -354,8 +355,8 @@ def flagged(die: ReadDie) -> ReadDie:
 class Recogniser:
     """The appliance's reader: the face model and the detector loaded once (a missing or
     corrupt one raises BadModelError at start-up), the table's calibration, whether the
-    game scores colours, which kinds of dice it uses and how many were thrown; call it with
-    each still frame.
+    game scores colours, which kinds of dice it uses and how many were thrown, and the
+    table's own dice (an enrolment, vision/enrolment.py); call it with each still frame.
 
     It follows the tray: where it was last seen (aligning on the next frame starts there),
     and, on a calibrated tray seen empty, the empty picture is refreshed from that frame
@@ -370,8 +371,10 @@ class Recogniser:
         threads: int = 1,
         finder_model: str | Path | None = None,
         cocked_model: str | Path = DEFAULT_COCKED_MODEL,
+        enrolment: Enrolment | None = None,
     ) -> None:
         self.reader = FaceReader(model, threads=threads)
+        self.reader.enrol(enrolment)
         self.finder = load_finder(finder_model, threads=threads)
         self.leaning = CockedReader(cocked_model, threads=threads)
         self.calibration = calibration

@@ -169,7 +169,7 @@ def test_export_round_trip_agrees_with_torch(tmp_path: Path) -> None:
     assert max_logit_difference(model, path, inputs) < 1e-4
     assert path.stat().st_size < 5_000_000
     sess = evaluate.session(path)
-    assert [o.name for o in sess.get_outputs()] == list(spec.HEADS)
+    assert [o.name for o in sess.get_outputs()] == [*spec.HEADS, "features"]
     logits = evaluate.outputs(sess, np.zeros((5, 64, 64), np.uint8))  # grey crops too
     assert {k: v.shape for k, v in logits.items()} == {
         k: (5, len(c)) for k, c in spec.HEADS.items()

@@ -1,0 +1,130 @@
+"""``yamscope enrol``: the table's own dice learned from a folder of labelled photos of them.
+
+Each photo is read as the appliance reads it (the detector, the calibration's tray when
+there is one), the dice found are matched to the labels by the evaluation's centre rule,
+and the crops of the matched dice, with their labelled values, fit the table's value head
+(vision/enrolment.py). What it changed is said on those photos: dice read right before
+and after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from models.datasets import Dataset
+from models.evaluate_scenes import match
+from vision.calibration import Calibration
+from vision.enrolment import TURNS, Enrolment, digest, enrol, turned
+from vision.faces import FaceReader
+from vision.perspective import top_face_box
+from vision.recognise import DiceFinder, find_dice, value_of
+
+BATCH = 256  # crops per model run while enrolling
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """The crops of the labelled dice found in a dataset's photos, and how many photos."""
+
+    crops: np.ndarray  # (n, S, S, 3) uint8, as the model takes them
+    values: np.ndarray  # (n,)
+    kinds: tuple[str, ...]  # (n,) d6 or d10
+    photos: int
+    labelled: int  # labelled dice of a kind played, found or not
+
+
+def labelled_crops(
+    dataset: Dataset,
+    reader: FaceReader,
+    finder: DiceFinder,
+    calibration: Calibration | None = None,
+) -> Labelled:
+    """Every labelled flat die that the pipeline finds, cropped as it reads it."""
+    crops, values, kinds, photos, labelled = [], [], [], 0, 0
+    default_kind = dataset.kinds[0] if len(dataset.kinds) == 1 else "d6"
+    for index in range(len(dataset)):
+        photo = dataset.load(index)
+        truth = [t for t in photo.dice if not (t.ignored or t.cocked)]
+        labelled += len(truth)
+        if not truth:
+            continue
+        found = find_dice(photo.image, calibration, finder).segmentation
+        boxes = [b.box for b in found.blobs]
+        pairs = match([t.box for t in truth], boxes)
+        if calibration is not None:
+            boxes = [top_face_box(photo.image.shape, b, calibration.focal) for b in boxes]
+        if pairs:
+            crops.append(reader.crops(photo.image, [boxes[j] for _, j in pairs]))
+            values.extend(truth[i].value for i, _ in pairs)
+            kinds.extend(truth[i].kind or default_kind for i, _ in pairs)
+            photos += 1
+    shape = (0, reader.card.size, reader.card.size, reader.card.channels)
+    return Labelled(
+        np.concatenate(crops) if crops else np.zeros(shape, np.uint8),
+        np.asarray(values, np.int64),
+        tuple(kinds),
+        photos,
+        labelled,
+    )
+
+
+def features_of(reader: FaceReader, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The model's features and value logits of many crops, a batch at a time."""
+    parts = [reader.features(crops[i : i + BATCH]) for i in range(0, len(crops), BATCH)]
+    if not parts:
+        return np.zeros((0, 0)), np.zeros((0, 0))
+    return np.vstack([f for f, _ in parts]), np.vstack([logit for _, logit in parts])
+
+
+def enrol_crops(
+    reader: FaceReader, labelled: Labelled, previous: Enrolment | None = None
+) -> Enrolment:
+    """The table's head fitted on the labelled crops and each of their turns."""
+    features, logits = features_of(reader, turned(labelled.crops))
+    classes = [int(c) for c in reader.classes("value")]
+    return enrol(
+        features,
+        logits,
+        np.tile(labelled.values, TURNS),
+        classes,
+        reader.card.version,
+        digest(reader.path),
+        labelled.photos,
+        previous=previous,
+    )
+
+
+def right_share(reader: FaceReader, labelled: Labelled, enrolment: Enrolment | None) -> float:
+    """The share of the labelled crops whose value the reader reads right, with the
+    enrolment given (None: the model's own head)."""
+    if not len(labelled.crops):
+        return 0.0
+    kept = reader.enrolment
+    reader.enrol(enrolment)
+    try:
+        guesses = reader.read_crops(labelled.crops)
+    finally:
+        reader.enrol(kept)
+    classes = [int(c) for c in reader.classes("value")]
+    read = np.array(
+        [
+            value_of(g["value"], kind, tuple(classes))[0]  # type: ignore[arg-type]
+            for g, kind in zip(guesses, labelled.kinds, strict=True)
+        ]
+    )
+    return float((read == labelled.values).mean())
+
+
+def report_lines(labelled: Labelled, before: float, after: float, out: Path) -> list[str]:
+    """What ``yamscope enrol`` prints."""
+    counts = np.unique(labelled.values, return_counts=True)
+    per_value = ", ".join(f"{v}: {c}" for v, c in zip(*counts, strict=True))
+    return [
+        f"{len(labelled.crops)} dice of {labelled.labelled} labelled found in "
+        f"{labelled.photos} photos ({per_value})",
+        f"on these photos: value read right {before:.1%} before, {after:.1%} after",
+        f"enrolment written to {out}",
+    ]

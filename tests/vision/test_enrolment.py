@@ -1,0 +1,184 @@
+"""A table's own dice (vision/enrolment.py, `yamscope enrol`): the fit of a value head on
+the die-face model's features, its file, and the reader using it or refusing it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from device.cli import main
+from models.synth.dataset import write_dataset
+from vision.enrolment import (
+    BadEnrolmentError,
+    Enrolment,
+    Head,
+    digest,
+    enrol,
+    fit_head,
+    head_of,
+    load,
+    save,
+    turned,
+)
+from vision.faces import FaceReader
+from vision.model_check import check_reader
+
+
+def toy(seed: int = 0) -> tuple[np.ndarray, np.ndarray, Head]:
+    """Features of three classes apart in space, and a prior head that confuses 1 and 2."""
+    rng = np.random.default_rng(seed)
+    centres = np.eye(3, 8) * 4
+    labels = np.repeat(np.arange(3), 40)
+    features = centres[labels] + rng.normal(0, 0.5, (len(labels), 8))
+    weight = centres.copy()
+    weight[1], weight[2] = centres[2], centres[1]  # the model reads 2 for 3 and 3 for 2
+    return features, labels, Head((1, 2, 3), weight, np.zeros(3))
+
+
+def test_the_models_own_head_is_recovered_from_what_it_gave() -> None:
+    features, _, prior = toy()
+    recovered = head_of(features, prior.logits(features), prior.classes)
+    assert np.allclose(recovered.logits(features), prior.logits(features), atol=1e-8)
+
+
+def test_the_fit_reads_the_tables_labels_and_stays_near_the_model_where_none_are() -> None:
+    features, labels, prior = toy()
+    before = (prior.probabilities(features).argmax(1) == labels).mean()
+    fitted = fit_head(features, labels, prior, held=0.001)
+    after = (fitted.probabilities(features).argmax(1) == labels).mean()
+    assert before < 0.4 and after == 1.0
+    held_fast = fit_head(features, labels, prior, held=100.0)
+    assert np.abs(held_fast.weight - prior.weight).max() < 0.05  # a strong pull: the model's
+
+
+def test_a_crop_is_enrolled_at_every_quarter_turn() -> None:
+    crops = np.arange(2 * 4 * 4 * 3, dtype=np.uint8).reshape(2, 4, 4, 3)
+    turns = turned(crops)
+    assert turns.shape == (8, 4, 4, 3)
+    assert np.array_equal(turns[2], np.rot90(crops[0], 1))  # the second quarter block starts
+
+
+@pytest.fixture(scope="module")
+def reader() -> FaceReader:
+    return FaceReader()
+
+
+@pytest.fixture(scope="module")
+def fitted(reader: FaceReader) -> Enrolment:
+    rng = np.random.default_rng(3)
+    crops = rng.integers(0, 255, (6, reader.card.size, reader.card.size, 3), dtype=np.uint8)
+    features, logits = reader.features(turned(crops))
+    values = np.tile(np.array([1, 2, 3, 4, 5, 6]), 4)
+    classes = [int(c) for c in reader.classes("value")]
+    return enrol(features, logits, values, classes, "test", digest(reader.path), photos=1)
+
+
+def test_an_enrolment_is_written_and_read_back_for_its_model(
+    tmp_path: Path, reader: FaceReader, fitted: Enrolment
+) -> None:
+    save(fitted, tmp_path / "e.json")
+    again = load(tmp_path / "e.json", reader.path)
+    assert np.allclose(again.value.weight, fitted.value.weight, atol=1e-5)
+    assert again.examples() == {1: 1, 2: 1, 3: 1, 4: 1, 5: 1, 6: 1}
+    assert again.photos == 1 and len(again.features) == 24
+
+
+def test_a_foreign_or_damaged_enrolment_is_one_clear_error(
+    tmp_path: Path, reader: FaceReader, fitted: Enrolment
+) -> None:
+    other = tmp_path / "other.onnx"
+    other.write_bytes(reader.path.read_bytes() + b"x")
+    save(fitted, tmp_path / "e.json")
+    with pytest.raises(BadEnrolmentError, match=r"another file.*enrol the dice again"):
+        load(tmp_path / "e.json", other)
+    data = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
+    cases = {
+        "text": "not json at all",
+        "version": json.dumps(data | {"version": 99}),
+        "format": json.dumps(data | {"format": "something"}),
+        "weights": json.dumps(data | {"value_head": data["value_head"] | {"weight": "AAAA"}}),
+        "shapes": json.dumps(data | {"value_head": data["value_head"] | {"bias": [0.0]}}),
+    }
+    for name, text in cases.items():
+        (tmp_path / f"{name}.json").write_text(text, encoding="utf-8")
+        with pytest.raises(BadEnrolmentError):
+            load(tmp_path / f"{name}.json", reader.path)
+    with pytest.raises(BadEnrolmentError, match="no such enrolment file"):
+        load(tmp_path / "missing.json")
+
+
+def test_the_enrolled_head_reads_the_value_and_the_model_check_its_own_heads(
+    reader: FaceReader, fitted: Enrolment
+) -> None:
+    crops = np.random.default_rng(4).integers(0, 255, (5, 64, 64, 3), dtype=np.uint8)
+    value = [h.attribute for h in reader.card.heads].index("value")
+    own = reader.probabilities(crops)[value]
+    reader.enrol(fitted)
+    try:
+        mine = reader.probabilities(crops)[value]
+        assert not np.allclose(mine, own)
+        assert np.allclose(reader.probabilities(crops, own=True)[value], own)
+        assert check_reader(reader).ok  # the check crops are read with the model's own heads
+    finally:
+        reader.enrol(None)
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("table")
+    write_dataset(out, 3, seed=21, size=(640, 480), kinds=("d6",), progress=False)
+    return out
+
+
+def test_enrol_learns_from_labelled_photos_and_says_what_it_changed(
+    photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "enrolment.json"
+    assert main(["enrol", str(photos), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0].endswith(")") and "labelled found in 3 photos" in printed[0]
+    assert printed[1].startswith("on these photos: value read right ") and " after" in printed[1]
+    enrolment = load(out, FaceReader().path)
+    assert enrolment.photos == 3 and sum(enrolment.examples().values()) >= 3
+    image = next((photos / "images").iterdir())
+    assert main(["recognise", "--json", "--enrolment", str(out), str(image)]) == 0
+    assert json.loads(capsys.readouterr().out)["dice"]
+    args = ["evaluate", str(photos), "--enrolment", str(out), "--json", "--out", str(tmp_path)]
+    assert main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["enrolment"] == str(out)
+    assert result["model"]["check"] == "computes as where it was exported"
+
+
+def test_a_bad_enrolment_is_said_and_the_models_own_head_reads(
+    photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}", encoding="utf-8")
+    image = next((photos / "images").iterdir())
+    assert main(["recognise", "--json", "--enrolment", str(bad), str(image)]) == 0
+    captured = capsys.readouterr()
+    assert "not a yamscope enrolment file" in captured.err and captured.err.count("\n") == 1
+    assert json.loads(captured.out)["dice"]
+    assert main(["evaluate", str(photos), "--enrolment", str(bad), "--out", str(tmp_path)]) == 2
+    assert "not a yamscope enrolment file" in capsys.readouterr().err
+
+
+def test_enrol_without_a_die_found_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cv2
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    cv2.imwrite(str(tmp_path / "images" / "a.png"), np.full((200, 200, 3), 90, np.uint8))
+    (tmp_path / "labels" / "a.txt").write_text("d6 3 10 10 50 50\n", encoding="utf-8")
+    assert main(["enrol", str(tmp_path), "--out", str(tmp_path / "e.json")]) == 2
+    assert "no labelled die was found" in capsys.readouterr().err
+    assert not (tmp_path / "e.json").exists()
