@@ -417,6 +417,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.rune55_repeats < 1:
         raise UsageError(f"--rune55-repeats is a count, 1 or more; not {args.rune55_repeats}")
     cfg.rune55_repeats = args.rune55_repeats
+    if args.colour_repeats < 0:
+        raise UsageError(f"--colour-repeats is a count, 0 or more; not {args.colour_repeats}")
+    cfg.colour_repeats = args.colour_repeats
     if args.teacher:
         from models.distil import from_onnx
 
@@ -899,7 +902,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="fine-tune on DIR/labels.jsonl and its PNG crops (see models/corrections.py)",
     )
     trn.add_argument(
-        "--weights", metavar="PT", help="start from this checkpoint (1.x ones too; best.pt)"
+        "--weights",
+        metavar="PT",
+        help="start from this checkpoint (1.x ones too; best.pt) or an "
+        "exported model (an .onnx file)",
     )
     trn.add_argument(
         "--scenes",
@@ -924,6 +930,14 @@ def build_parser() -> argparse.ArgumentParser:
         default=1,
         metavar="N",
         help="Rune55's train crops appear N times in each epoch (each augmented anew; default 1)",
+    )
+    trn.add_argument(
+        "--colour-repeats",
+        type=int,
+        default=0,
+        metavar="N",
+        help="roboflow-dice-d6's colour train photos' dice appear N times in each epoch "
+        "(default 0: not used)",
     )
     trn.add_argument(
         "--widths",

@@ -45,8 +45,8 @@ from models.detector_net import (
     detector_loss,
     from_onnx,
     make_targets,
-    restore_norms,
 )
+from models.norms import restore_norms
 from models.photos import default_root, parse_labels, split_photos
 from models.train import cpu_weights
 from vision.detect import INPUT_SIZE, PAD_VALUE, decode, letterbox, to_tensor
@@ -65,7 +65,7 @@ SYNTH_SCALES = (0.8, 2.0)
 SCENE_SCALES = (0.7, 1.5)  # rendered 640x480 scenes: dice ~21 input pixels, 15-31 zoomed
 SCENE_SHARE = 0.5  # of the synthetic half of a batch, when rendered scenes are given
 COLOUR_SHARE = 0.35  # of the photo half of a batch: the colour photos (roboflow-dice-d6)
-DISTRACTED = 0.5  # share of samples given things that are not dice (models/distractors.py)
+DISTRACTED = 0.35  # share of samples given things that are not dice (models/distractors.py)
 
 
 # ------------------------------------------------------------------------------------ data
@@ -167,15 +167,14 @@ def load_photos(
         np.savez(path, **_pack(images, boxes, names))
     with np.load(path) as stored:
         data = {k: stored[k] for k in stored.files}
-    if limit is not None:
-        keep = int(data["counts"][:limit].sum())
-        data = {
-            "images": data["images"][:limit],
-            "boxes": data["boxes"][:keep],
-            "counts": data["counts"][:limit],
-            "names": data["names"][:limit],
-        }
-    return Set(data)
+    stored = Set(data)
+    if limit is not None and limit < len(stored):
+        # spread over the split: its photos come in series by name (one set of large dice
+        # first), and the first ones alone said little of the small dice
+        chosen = np.linspace(0, len(stored) - 1, limit).round().astype(int)
+        stored.images, stored.names = stored.images[chosen], stored.names[chosen]
+        stored.boxes = [stored.boxes[i] for i in chosen]
+    return stored
 
 
 def load_scenes(roots: list[Path], part: str) -> Set:
@@ -566,7 +565,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--crop", type=int, default=192, help="training window (multiple of 32)")
     parser.add_argument("--synth", type=int, default=600, help="synthetic training scenes")
-    parser.add_argument("--valid-photos", type=int, default=200)
+    parser.add_argument("--valid-photos", type=int, default=300)
     parser.add_argument("--valid-synth", type=int, default=100)
     parser.add_argument("--minutes", type=float, default=0, help="stop after this (0: no limit)")
     parser.add_argument("--threads", type=int, default=2)

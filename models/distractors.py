@@ -26,8 +26,9 @@ def random_colour(rng: np.random.Generator) -> tuple[int, int, int]:
 def token(
     image: np.ndarray, rng: np.random.Generator, centre: tuple[int, int], side: float
 ) -> None:
-    """A round game token with a numeral (Catan's number discs), or a plain coin."""
-    radius = max(3, int(side * rng.uniform(0.4, 0.7)))
+    """A round game token with a numeral (Catan's number discs), or a plain coin, wider
+    than a die (a small one would teach that a small die is no die)."""
+    radius = max(3, int(side * rng.uniform(0.6, 1.1)))
     face = (int(rng.integers(170, 250)),) * 3 if rng.random() < 0.6 else random_colour(rng)
     cv2.circle(image, centre, radius, face, -1, cv2.LINE_AA)
     cv2.circle(image, centre, radius, tuple(int(c * 0.7) for c in face), 1, cv2.LINE_AA)

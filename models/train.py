@@ -32,6 +32,7 @@ from tqdm import tqdm
 
 from models import distil, spec, synth_crops
 from models.net import DieFaceNet, normalise, to_bgr
+from models.norms import restore_norms
 from models.scene_crops import describe_folders, folders_crops
 from models.spec import MEAN, STD
 from models.synth_crops import CropSet
@@ -70,6 +71,7 @@ class TrainConfig:
     # seen by a camera as wide as a Pi camera module's (synth_crops.overhead_crops)
     wide_share: float = 0.0
     rune55_repeats: int = 1  # Rune55's train crops appear this many times in each epoch
+    colour_repeats: int = 0  # and roboflow-dice-d6's colour photos this many (0: not used)
     widths: tuple[int, int, int, int] = DieFaceNet.WIDTHS  # the net's channels (models/net.py)
     # a float die-face ONNX file that teaches (models/distil.py): with no --weights the net
     # starts from its strongest filters, and learns its probabilities beside the labels
@@ -314,7 +316,8 @@ def fit(
 
     Every set of ``valid`` is scored per head after each epoch and logged; the epoch's score
     is the mean over the sets named in ``pick`` (default: all) of their mean head accuracy.
-    ``weights`` starts from a checkpoint's weights instead of random ones (fine-tuning).
+    ``weights`` starts from a checkpoint's weights (or an exported model's, an ``.onnx``
+    file whose checkpoint is gone) instead of random ones (fine-tuning).
     ``device`` is where the crops, the augmentation and the net live ("cuda" on a GPU);
     ``minutes`` > 0 ends the run when that time is spent, the schedule decaying to it.
     Returns the summary also written to ``summary.json``.
@@ -324,7 +327,11 @@ def fit(
     out.mkdir(parents=True, exist_ok=True)
     pick = list(pick or valid)
     teacher = distil.from_onnx(Path(cfg.teacher)).to(device) if cfg.teacher else None
-    if weights is not None:
+    if weights is not None and weights.suffix == ".onnx":
+        model = distil.from_onnx(weights)
+        sample = torch.randperm(len(train), generator=torch.Generator().manual_seed(cfg.seed))
+        restore_norms(model, [normalise(train.images[i.numpy()]) for i in sample[:1024].split(256)])
+    elif weights is not None:
         model = load_model(weights)
     elif teacher is not None:
         model = distil.slimmed(teacher, cfg.widths)
@@ -473,7 +480,7 @@ def train_dieface(
     ``scenes``: folders of rendered scenes (Blender's) whose dice are cut into the training
     set too, repeated to make about ``SCENE_SHARE`` of it (rendered dice are few and dear);
     their held-out tenth is scored each epoch and counts in the pick."""
-    from models.photos import load_splits, unseen_mask
+    from models.photos import default_root, load_splits, unseen_mask
 
     cfg = cfg or TrainConfig()
     splits = load_splits(data, splits=("train", "valid"))
@@ -481,12 +488,18 @@ def train_dieface(
     unseen = rune_valid.subset(unseen_mask(rune_valid, rune_train))
     synth_train, synth_valid = _synthetic(cfg, workers, progress)
     rune55 = rune55_set(rune_train.images, rune_train.labels)
-    train = synth_crops.concat([synth_train, *[rune55] * cfg.rune55_repeats])
+    photos = [rune55] * cfg.rune55_repeats
     valid = {
         "rune55_valid": rune55_set(rune_valid.images, rune_valid.labels),
         "rune55_valid_unseen": rune55_set(unseen.images, unseen.labels),
         "synth_valid": synth_valid,
     }
+    colour_root = (data or default_root()).parent / "roboflow-dice-d6"
+    if cfg.colour_repeats and colour_root.is_dir():  # a board game's colour d6 (CC BY 4.0)
+        colour = load_splits(colour_root, splits=("train", "valid"))
+        photos += [rune55_set(colour["train"].images, colour["train"].labels)] * cfg.colour_repeats
+        valid["colour_valid"] = rune55_set(colour["valid"].images, colour["valid"].labels)
+    train = synth_crops.concat([synth_train, *photos])
     pick = ["rune55_valid", "synth_valid"]
     cfg.scenes = tuple(str(folder) for folder in scenes)
     train = with_scenes(train, valid, pick, scenes, cfg.seed, progress)

@@ -2,13 +2,11 @@
 flag what should not be trusted.
 
 The learned detector (``models/dicefind.onnx``, :class:`vision.detect.DiceFinder`) gives the
-boxes, with or without a calibration; a calibration only drops the boxes off its tray. It
-measured best everywhere (``yamscope evaluate``): on ten synthetic d10 at 1280x960 it finds
-100 % / 99.95 % (precision / recall) where the classical segmentation
-(:func:`vision.segment.segment`, which still measures the die in the calibration photo) found
-92.6 % / 91.9 % even told the felt's colour, the tray and the die size; touching dice were
-its weakness. On real photos the classical one must guess the background and found 0.19 /
-0.27.
+boxes, with or without a calibration: it tells touching dice apart, which the classical
+segmentation (:func:`vision.segment.segment`, still used to measure the die when
+calibrating) could not. On a calibrated tray its boxes are then checked against the empty
+tray's picture (:mod:`vision.on_tray`): a box on nothing new is no die, what differs and no
+box covers is a die it missed (docs/finding-dice.md has the numbers).
 
 Why flags: a die that is cocked, cut off, or read with low confidence (or whose pips the
 classical count sees differently from the model) is kept in the reading with a flag, so the

@@ -102,7 +102,7 @@ class Tray:
     white: tuple[int, int, int] = (228, 230, 232)  # body colour of the set's white dice
     ink_dark: tuple[int, int, int] = (25, 25, 30)  # numerals/pips on white dice
     ink_light: tuple[int, int, int] = (240, 240, 240)  # numerals/pips on red dice
-    font: int = 0  # cv2.FONT_HERSHEY_* of the numerals
+    font: int = 0  # the numerals' style (models/synth/glyphs.py font_count)
 
     def __post_init__(self) -> None:
         # accept lists (a tray read back from JSON labels: Tray(**labels["tray"]))

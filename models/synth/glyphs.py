@@ -1,9 +1,10 @@
 """Marks as alpha tiles: d6 pip layouts and d10 numerals (6 and 9 underlined).
 
-The numerals are drawn from strokes defined here rather than with ``cv2.putText``: OpenCV 4
-and 5 ship different text fonts (5 draws a slashed zero, never seen on a d10), and the tiles
-must be the same wherever the generator runs. Tiles are kept at a few sizes so that warping
-them small does not alias.
+The numerals are drawn from strokes defined here (four styles), or taken from the real
+typefaces rendered once into ``numerals.npz`` (models/synth/numerals.py), rather than with
+``cv2.putText``: OpenCV 4 and 5 ship different text fonts (5 draws a slashed zero, never
+seen on a d10), and the tiles must be the same wherever the generator runs. Tiles are kept at
+a few sizes so that warping them small does not alias.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from functools import lru_cache
 
 import cv2
 import numpy as np
+
+from models.synth import numerals
 
 TILE = 128
 PIPS = {
@@ -70,7 +73,16 @@ def _strokes(d: str, w: float, h: float, serif: bool) -> list[Stroke]:
     raise ValueError(f"no numeral {d!r}")
 
 
+def font_count() -> int:
+    """The numeral styles a set of d10 may be printed in: the stroke ones, then the
+    typefaces'."""
+    return len(FONTS) + len(numerals.tiles())
+
+
 def _numeral(mark: str, font: int) -> np.ndarray:
+    typefaces = numerals.tiles()
+    if font >= len(FONTS) and len(typefaces):
+        return typefaces[(font - len(FONTS)) % len(typefaces), int(mark)]
     aspect, weight, serif = FONTS[font % len(FONTS)]
     big = TILE * 4
     h = 0.56 * big

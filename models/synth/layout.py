@@ -10,7 +10,7 @@ import numpy as np
 
 from models.synth.core import FACES, KINDS, DieSpec, Pose, Scene, Tray
 from models.synth.draw import render
-from models.synth.glyphs import FONTS
+from models.synth.glyphs import font_count
 from models.synth.solids import hull, outline, posed, solid
 
 #: BGR felt colours by family; each tray jitters one of them
@@ -110,7 +110,7 @@ def random_tray(
         white=tuple(int(v) for v in white.round()),
         ink_dark=_jitter(rng, (28, 26, 30), 0.3),
         ink_light=_jitter(rng, (238, 240, 242), 0.03),
-        font=int(rng.integers(len(FONTS))),
+        font=int(rng.integers(font_count())),
     )
 
 
