@@ -121,6 +121,10 @@ function el(tag, props = {}, ...children) {
 let state = boot.state;
 let keep = new Set();
 let keepFor = null;
+// The dice this screen set aside that the server has not confirmed yet: they win over the
+// server's older list until the last tap is answered (else taps a second apart undo each other).
+let keepWanted = null;
+let keepSending = false;
 let showAll = false;
 let pin = sessionStorage.getItem("yamscope.pin");
 let pending = null; // a request waiting for the PIN
@@ -296,13 +300,15 @@ function syncKeep(game) {
   const key = [state.instance, game.id, game.turn, game.throw, game.player].join(":");
   if (key === keepFor) return;
   keepFor = key;
+  keepWanted = null;
   keep = new Set((game.dice || []).flatMap((d, i) => (d.kept ? [i] : [])));
   showAll = false;
 }
 
 function syncServerKeep() {
   // With a camera the server holds the dice set aside: every screen shows the same ones.
-  if (Array.isArray(state.keep)) keep = new Set(state.keep);
+  if (keepWanted) keep = new Set(keepWanted);
+  else if (Array.isArray(state.keep)) keep = new Set(state.keep);
 }
 
 function renderBanner(game) {
@@ -405,10 +411,33 @@ function longPress(node, onTap, onLong) {
 }
 
 function toggleKeep(i) {
-  if (keep.has(i)) keep.delete(i);
-  else keep.add(i);
+  const next = new Set(keep);
+  if (next.has(i)) next.delete(i);
+  else next.add(i);
+  keep = next;
+  if (state.camera) {
+    keepWanted = next;
+    sendKeep();
+  }
   render();
-  if (state.camera) post("/api/keep", { keep: [...keep].sort((a, b) => a - b) });
+}
+
+const sorted = (set) => [...set].sort((a, b) => a - b);
+
+// One keep request at a time, each with the newest choice: answers cannot arrive out of order.
+async function sendKeep() {
+  if (keepSending) return;
+  keepSending = true;
+  try {
+    while (keepWanted) {
+      const sent = sorted(keepWanted);
+      const result = await post("/api/keep", { keep: sent });
+      if (!result || (keepWanted && sorted(keepWanted).join() === sent.join())) keepWanted = null;
+    }
+  } finally {
+    keepSending = false;
+  }
+  render();
 }
 
 function renderActions(game) {
@@ -731,7 +760,7 @@ async function startGame(event) {
 
 // -- wiring -----------------------------------------------------------------------------------
 function wire() {
-  $("btn-throw").addEventListener("click", () => post("/api/throw", { keep: [...keep].sort((a, b) => a - b) }));
+  $("btn-throw").addEventListener("click", () => post("/api/throw", { keep: sorted(keep) }));
   $("btn-undo").addEventListener("click", () => post("/api/undo", {}));
   $("btn-new").addEventListener("click", openNewGame);
   $("btn-start").addEventListener("click", openNewGame);
