@@ -63,3 +63,67 @@ def test_several_dice_kept_one_second_apart_all_stay_kept(driver: Any, tray: Ser
     again = dice(driver)
     assert [again[i] for i in (0, 2, 4)] == [first[i] for i in (0, 2, 4)]
     assert [d["kept"] for d in tray.state()["game"]["dice"]] == [True, False, True, False, True]
+
+
+# Every element the selector finds, fully on screen at the scroll position the page opened
+# at, inside every box that clips it, and not covered (what a finger there would touch).
+HIDDEN = """
+const hidden = [];
+for (const [selector, count] of arguments[0]) {
+  const found = [...document.querySelectorAll(selector)].slice(0, count ?? undefined);
+  if (!found.length || (count && found.length < count)) hidden.push(`${selector}: not there`);
+  for (const e of found) {
+    const r = e.getBoundingClientRect();
+    let clip = { top: 0, left: 0, bottom: innerHeight, right: innerWidth };
+    for (let p = e.parentElement; p; p = p.parentElement) {
+      if (getComputedStyle(p).overflow === "visible") continue;
+      const q = p.getBoundingClientRect();
+      clip = { top: Math.max(clip.top, q.top), left: Math.max(clip.left, q.left),
+        bottom: Math.min(clip.bottom, q.bottom), right: Math.min(clip.right, q.right) };
+    }
+    const inside = r.width > 0 && r.top >= clip.top - 0.5 && r.left >= clip.left - 0.5
+      && r.bottom <= clip.bottom + 0.5 && r.right <= clip.right + 0.5;
+    const hit = inside && document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+    if (!inside || !(hit === e || e.contains(hit))) {
+      hidden.push(`${selector} at ${Math.round(r.top)}-${Math.round(r.bottom)} x `
+        + `${Math.round(r.left)}-${Math.round(r.right)} in ${innerWidth}x${innerHeight}`);
+    }
+  }
+}
+return hidden;
+"""
+
+
+def hidden(driver: Any, *wanted: tuple[str, int | None]) -> list[str]:
+    """What of ``wanted`` (selector, how many of its first matches) a player cannot see or
+    touch without scrolling."""
+    return read(driver, HIDDEN, [list(w) for w in wanted])
+
+
+@pytest.mark.parametrize("rules", ["yams", "impossible"])
+def test_the_kiosk_and_a_phone_show_dice_throw_and_entries_without_scrolling(
+    driver: Any, tmp_path: Path, rules: str
+) -> None:
+    server = Server(tmp_path, camera="simulated", advice=True)
+    server.start()
+    try:
+        viewport(driver, 800, 480)
+        driver.get(server.url)
+        start_game(driver, rules, ["Anne", "Bruno"])
+        click(driver, "#btn-throw")
+        count = 10 if rules == "impossible" else 5
+        wait(driver, lambda d: len(dice(d)) == count and suggestions(d), "the throw read")
+        if rules == "impossible":  # its advice comes in a second: measured with it shown
+            wait(driver, lambda d: "Conseil" in text(d, "#advice") and "calcul" not in
+                 text(d, "#advice"), "the advice")  # fmt: skip
+        for size, wanted in (
+            ((800, 480), (("#dice .die", count), ("#btn-throw", 1), ("#suggestions .sugg", 3))),
+            ((390, 844), (("#dice .die", count), ("#btn-throw", 1))),
+        ):
+            viewport(driver, *size)
+            driver.refresh()  # the page as it opens at that size
+            wait(driver, lambda d: len(dice(d)) == count, "the dice after a reload")
+            assert hidden(driver, *wanted) == [], size
+            assert read(driver, "return [scrollX, scrollY]") == [0, 0]
+    finally:
+        server.kill(signal.SIGTERM)

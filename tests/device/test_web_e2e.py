@@ -68,10 +68,13 @@ def driver() -> Iterator[Any]:
 class Server:
     """``yamscope serve`` in a subprocess, on a free port, with its own data folder."""
 
-    def __init__(self, folder: Path, camera: str = "none", config: Path | None = None) -> None:
+    def __init__(
+        self, folder: Path, camera: str = "none", config: Path | None = None, advice: bool = False
+    ) -> None:
         self.folder = folder
         self.camera = camera
         self.config = config
+        self.advice = advice
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -87,8 +90,10 @@ class Server:
         command = [sys.executable, "-m", "device.cli", "serve", "--port", str(self.port)]
         if self.config is not None:
             command += ["--config", str(self.config)]
+        if not self.advice:
+            command.append("--no-advice")
         self.process = subprocess.Popen(
-            [*command, "--camera", self.camera, "--no-advice"],
+            [*command, "--camera", self.camera],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -270,7 +275,8 @@ def test_play_reload_correct_undo_and_survive_a_crash(driver: Any, server: Serve
     click(driver, "#btn-throw")
     wait(driver, lambda d: len(dice(d)) == 5 and suggestions(d), "a new throw")
     before, shown = dice(driver), suggestions(driver)
-    click(driver, '#dice .edit[data-edit="0"]')
+    click(driver, "#btn-correct")  # then the die to correct
+    click(driver, '#dice .die[data-index="0"]')
     wait(driver, lambda d: css(d, "#dlg-die[open]"), "the die editor")
     new_value = "6" if before[0] != "6" else "1"
     click(driver, f'#die-values [data-value="{new_value}"]')

@@ -34,7 +34,8 @@ const WORDS = {
     cam_stalled: "caméra : plus d'image", cam_reopening: "caméra : reconnexion…",
     cam_failed: "caméra en panne : {0}", cam_stopped: "caméra arrêtée",
     tray_waiting: "Lancez les dés dans la piste : la caméra les lit.",
-    unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez ✎ pour corriger.",
+    unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez « ✎ Corriger » puis le dé.",
+    correct: "✎ Corriger", correct_which: "✎ Touchez le dé",
     calibrate: "Calibrer (piste vide)",
     not_calibrated: "Piste non calibrée : videz-la, puis touchez « Calibrer ».",
     calibrated: "Calibrée : caméra de {0}° ({1}), dés de {2} px.",
@@ -75,7 +76,8 @@ const WORDS = {
     cam_stalled: "camera: no picture", cam_reopening: "camera: reconnecting…",
     cam_failed: "camera failed: {0}", cam_stopped: "camera stopped",
     tray_waiting: "Throw the dice in the tray: the camera reads them.",
-    unsure: "check", check_dice: "Check the marked dice: tap ✎ to correct.",
+    unsure: "check", check_dice: "Check the marked dice: tap “✎ Correct”, then the die.",
+    correct: "✎ Correct", correct_which: "✎ Tap the die",
     calibrate: "Calibrate (empty tray)",
     not_calibrated: "Tray not calibrated: empty it, then tap “Calibrate”.",
     calibrated: "Calibrated: camera of {0}° ({1}), dice of {2} px.",
@@ -125,6 +127,7 @@ let keepFor = null;
 // server's older list until the last tap is answered (else taps a second apart undo each other).
 let keepWanted = null;
 let keepSending = false;
+let correcting = false; // « ✎ Corriger » pressed: the next die tapped opens its editor
 let showAll = false;
 let pin = sessionStorage.getItem("yamscope.pin");
 let pending = null; // a request waiting for the PIN
@@ -301,6 +304,7 @@ function syncKeep(game) {
   if (key === keepFor) return;
   keepFor = key;
   keepWanted = null;
+  correcting = false;
   keep = new Set((game.dice || []).flatMap((d, i) => (d.kept ? [i] : [])));
   showAll = false;
 }
@@ -366,33 +370,28 @@ function adviceDice() {
 function renderDice(game) {
   const box = $("dice");
   const advised = adviceDice();
-  const tiles = (game.dice || []).map((die, i) => {
+  const playing = game.human_turn && !game.finished;
+  const dice = (game.dice || []).map((die, i) => {
     const classes = ["die", game.kind, die.colour || "plain", die.finish || ""];
     const unsure = (state.unsure || []).includes(i);
     if (keep.has(i)) classes.push("kept");
     if (advised.has(i)) classes.push("advised");
     if (unsure) classes.push("unsure");
+    const tag = correcting ? "✎" : keep.has(i) ? t("kept") : unsure ? t("unsure")
+      : advised.has(i) ? t("advised") : "";
     const button = el("button", {
       type: "button",
       class: classes.join(" "),
       "aria-pressed": keep.has(i) ? "true" : "false",
       "data-index": i,
       title: [die.colour && t(die.colour), die.finish && t(die.finish)].filter(Boolean).join(", "),
-      disabled: !game.human_turn || game.finished,
-    }, el("span", { class: "value", text: die.value }),
-    el("span", {
-      class: "tag",
-      text: keep.has(i) ? t("kept") : unsure ? t("unsure") : advised.has(i) ? t("advised") : "",
-    }));
-    longPress(button, () => toggleKeep(i), () => editDie(i));
-    const edit = el("button", {
-      type: "button", class: "edit", "data-edit": i, text: "✎", "aria-label": t("edit"),
-      title: t("edit"), disabled: !game.human_turn || game.finished, onclick: () => editDie(i),
-    });
-    return el("div", { class: "tile" }, button, edit);
+      disabled: !playing,
+    }, el("span", { class: "value", text: die.value }), el("span", { class: "tag", text: tag }));
+    longPress(button, () => (correcting ? editDie(i) : toggleKeep(i)), () => editDie(i));
+    return button;
   });
-  box.replaceChildren(...tiles);
-  box.className = `dice n${(game.dice || []).length || game.dice_count}`;
+  box.replaceChildren(...dice);
+  box.className = `dice n${(game.dice || []).length || game.dice_count}${correcting ? " correcting" : ""}`;
 }
 
 function longPress(node, onTap, onLong) {
@@ -455,6 +454,10 @@ function renderActions(game) {
   const announce = $("btn-announce");
   announce.hidden = !game.announceable.length;
   announce.textContent = t("announce", game.announced_throw || "");
+  const correct = $("btn-correct");
+  correct.hidden = !game.dice || !game.human_turn || game.finished;
+  correct.setAttribute("aria-pressed", correcting ? "true" : "false");
+  correct.textContent = correcting ? t("correct_which") : t("correct");
 }
 
 function renderAdvice(game) {
@@ -616,6 +619,8 @@ function editDie(i) {
   const game = state.game;
   if (!game || !game.dice || !game.human_turn) return;
   const die = game.dice[i];
+  correcting = false;
+  render();
   editing = { index: i, value: die.value, colour: die.colour, finish: die.finish };
   const top = game.kind === "d10" ? 10 : 6;
   const values = [];
@@ -765,6 +770,7 @@ function wire() {
   $("btn-new").addEventListener("click", openNewGame);
   $("btn-start").addEventListener("click", openNewGame);
   $("btn-announce").addEventListener("click", openAnnounce);
+  $("btn-correct").addEventListener("click", () => { correcting = !correcting; render(); });
   $("btn-calibrate").addEventListener("click", calibrate);
   $("btn-more").addEventListener("click", () => { showAll = !showAll; render(); });
   $("btn-lang").addEventListener("click", () => {
