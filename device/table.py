@@ -29,6 +29,7 @@ from typing import Any, cast
 from device.merge import place_reading
 from device.store import Store
 from device.table_state import computer_kind, computer_names, game_state
+from device.words import french
 from scoring.computer import computer_player, play_turn, roll
 from scoring.entries import RulesError
 from scoring.game import DiceLike, Game, as_dice
@@ -418,17 +419,21 @@ class TableSession:
             error = self._computer_error[1]
         keep = self._keep[1] if self._keep[0] == key and key is not None else None
         unsure = self._read[1] if self._read[0] == key and key is not None else []
+        camera = self._tray_status
+        if camera is not None and camera.get("message"):
+            camera = camera | {"message_fr": french(camera["message"])}
         self._state = {
             "version": self._version,
             "instance": self.instance,
             "tray": self.tray,
-            "camera": self._tray_status,
+            "camera": camera,
             "keep": keep,
             "unsure": unsure,
             "game": body,
             "advice": advice,
             "advice_pending": pending,
             "computer_error": error,
+            "computer_error_fr": french(error) if error else None,
         }
         with self._listeners_lock:
             listeners = list(self._listeners)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from device.words import english, option_words, with_english
 from scoring.dice import Die
 from scoring.entries import Entry, RulesError
 from scoring.game import Game
@@ -83,7 +84,10 @@ def die_json(die: Die, kept: bool) -> dict[str, Any]:
 
 
 def entry_json(entry: Entry, rulebook: Rulebook) -> dict[str, Any]:
-    return {**entry.to_json(), "label": rulebook.box(entry.box).label, "bonus": entry.bonus}
+    """An entry as the page lists it, its name and reasons in French and English."""
+    out = {**entry.to_json(), "label": rulebook.box(entry.box).label, "bonus": entry.bonus}
+    out["multipliers"] = [with_english(m, "why") for m in out.get("multipliers", [])]
+    return with_english(out, "label", "why")
 
 
 def options_catalog(rulebook_cls: type[Rulebook]) -> list[dict[str, Any]]:
@@ -94,15 +98,17 @@ def options_catalog(rulebook_cls: type[Rulebook]) -> list[dict[str, Any]]:
     fields = {f.name: f for f in dataclasses.fields(rulebook_cls.options_type)}
     for name, default, help_text in rulebook_cls.options_type.describe():
         meta = fields[name].metadata
+        choices = list(meta["choices"]) if meta.get("choices") is not None else None
         out.append(
             {
                 "name": name,
                 "default": default,
                 "help": help_text,
                 "type": type(default).__name__,
-                "choices": list(meta["choices"]) if meta.get("choices") is not None else None,
+                "choices": choices,
                 "bounds": list(meta["bounds"]) if meta.get("bounds") is not None else None,
             }
+            | option_words(name, help_text, choices)
         )
     return out
 
@@ -113,6 +119,7 @@ def rules_catalog() -> list[dict[str, Any]]:
         {
             "id": rid,
             "name": cls.name,
+            "name_en": english(cls.name),
             "kind": cls.kind,
             "dice_count": cls.dice_count,
             "max_throws": cls.max_throws,
@@ -132,7 +139,7 @@ def sheet_rows(rulebook: Rulebook, total_labels: Mapping[str, str]) -> list[dict
     def close(section: str) -> None:
         for key in placement.get(section, ()):
             if key in total_labels:
-                rows.append({"kind": "total", "key": key, "label": total_labels[key]})
+                rows.append(_total_row(key, total_labels[key]))
                 placed.add(key)
 
     section = None
@@ -143,14 +150,28 @@ def sheet_rows(rulebook: Rulebook, total_labels: Mapping[str, str]) -> list[dict
             section = box.section
             if rulebook.id in HEADINGS:
                 label = SECTION_LABELS.get(section, section)
-                rows.append({"kind": "section", "id": section, "label": label})
-        rows.append({"kind": "box", "id": box.id, "label": box.label, "section": box.section})
+                rows.append(
+                    {"kind": "section", "id": section, "label": label, "label_en": english(label)}
+                )
+        rows.append(
+            {
+                "kind": "box",
+                "id": box.id,
+                "label": box.label,
+                "label_en": english(box.label),
+                "section": box.section,
+            }
+        )
     if section is not None:
         close(section)
     for key, label in total_labels.items():
         if key not in placed:
-            rows.append({"kind": "total", "key": key, "label": label})
+            rows.append(_total_row(key, label))
     return rows
+
+
+def _total_row(key: str, label: str) -> dict[str, Any]:
+    return {"kind": "total", "key": key, "label": label, "label_en": english(label)}
 
 
 def _sheets(game: Game) -> list[dict[str, Any]]:
@@ -162,7 +183,13 @@ def _sheets(game: Game) -> list[dict[str, Any]]:
                 "computer": computer_kind(sheet.player),
                 "cells": {b.id: sheet.cells.get(b.id) for b in game.rulebook.boxes},
                 "totals": [
-                    {"key": t.key, "label": t.label, "points": t.points} for t in game.totals(i)
+                    {
+                        "key": t.key,
+                        "label": t.label,
+                        "label_en": english(t.label),
+                        "points": t.points,
+                    }
+                    for t in game.totals(i)
                 ],
             }
         )
@@ -178,14 +205,17 @@ def _columns(game: Game) -> list[dict[str, Any]] | None:
     out = []
     for b in rb.boxes:
         total = sum(s.cells.get(b.id, 0) for s in game.table.sheets)
+        closed = game.table.closed.get(b.id)
         out.append(
             {
                 "id": b.id,
                 "label": b.label,
+                "label_en": english(b.label),
                 "section": b.section,
                 "total": total,
                 "capacity": capacity(b.id) if capacity else None,
-                "closed": game.table.closed.get(b.id),
+                "closed": closed,
+                "closed_en": english(closed) if closed else None,
             }
         )
     return out
@@ -242,11 +272,13 @@ def game_state(game: Game, game_id: int) -> dict[str, Any]:
         "id": game_id,
         "rules": rb.id,
         "name": rb.name,
+        "name_en": english(rb.name),
         "kind": rb.kind,
         "dice_count": rb.dice_count,
         "options": rb.options.to_dict(),
         "max_throws": rb.max_throws,
         "announced_throw": rb.announced_throw,
+        "announced_throw_en": english(rb.announced_throw) if rb.announced_throw else None,
         "players": [{"name": p, "computer": computer_kind(p)} for p in game.players],
         "current": current,
         "player": player,
@@ -270,18 +302,22 @@ def game_state(game: Game, game_id: int) -> dict[str, Any]:
         "winners": game.winners(),
         "scores": game.scores(),
         "recent": [
-            {
-                "turn": w.turn,
-                "player": w.player,
-                "box": w.entry.box,
-                "label": rb.box(w.entry.box).label,
-                "points": w.entry.points,
-                "bonus": w.entry.bonus,
-                "dice": [str(d) for d in w.dice],
-                "throw": w.throw,
-                "why": w.entry.why,
-                "announced": w.announced,
-            }
-            for w in reversed(game.written[-RECENT:])
+            with_english(_written(w, rb), "label", "why") for w in reversed(game.written[-RECENT:])
         ],
+    }
+
+
+def _written(w: Any, rb: Rulebook) -> dict[str, Any]:
+    """One written entry of the "last turns" list."""
+    return {
+        "turn": w.turn,
+        "player": w.player,
+        "box": w.entry.box,
+        "label": rb.box(w.entry.box).label,
+        "points": w.entry.points,
+        "bonus": w.entry.bonus,
+        "dice": [str(d) for d in w.dice],
+        "throw": w.throw,
+        "why": w.entry.why,
+        "announced": w.announced,
     }

@@ -35,7 +35,10 @@ CSP = (
 def _error(message: str, status: int) -> Response:
     import json
 
-    body = json.dumps({"error": message, "status": status}, ensure_ascii=False)
+    from device.words import french
+
+    said = {"error": message, "error_fr": french(message), "status": status}
+    body = json.dumps(said, ensure_ascii=False)
     return Response(body, status=status, mimetype="application/json")
 
 

@@ -55,7 +55,11 @@ def _schemas(max_players: int) -> dict[str, Any]:
         "Error": {
             "type": "object",
             "required": ["error", "status"],
-            "properties": {"error": {"type": "string"}, "status": {"type": "integer"}},
+            "properties": {
+                "error": {"type": "string"},
+                "error_fr": {"type": "string", "description": "the same, in French"},
+                "status": {"type": "integer"},
+            },
         },
         "NewGame": {
             "type": "object",
@@ -209,6 +213,7 @@ def _schemas(max_players: int) -> dict[str, Any]:
                 "advice": {"type": ["object", "null"]},
                 "advice_pending": {"type": "boolean"},
                 "computer_error": {"type": ["string", "null"]},
+                "computer_error_fr": {"type": ["string", "null"]},
             },
         },
     }

@@ -6,6 +6,7 @@ computer players' turns, tap targets. The browser and server helpers are the one
 
 from __future__ import annotations
 
+import re
 import signal
 import time
 from collections.abc import Iterator
@@ -13,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from selenium.webdriver.support.ui import Select
 from test_web_e2e import (
     Server,
     click,
     css,
     dice,
-    driver,  # noqa: F401  (the module's browser fixture)
     read,
     start_game,
     suggestions,
@@ -125,5 +126,59 @@ def test_the_kiosk_and_a_phone_show_dice_throw_and_entries_without_scrolling(
             wait(driver, lambda d: len(dice(d)) == count, "the dice after a reload")
             assert hidden(driver, *wanted) == [], size
             assert read(driver, "return [scrollX, scrollY]") == [0, 0]
+    finally:
+        server.kill(signal.SIGTERM)
+
+
+def option_texts(driver: Any) -> list[str]:
+    """What the new-game form shows of the chosen rulebook's options: names, help, choices."""
+    return read(
+        driver,
+        "return [...document.querySelectorAll('#new-options .option-name, #new-options .help,"
+        " #new-options option')].map(e => e.textContent)",
+    )
+
+
+def test_one_language_at_a_time(driver: Any, tmp_path: Path) -> None:
+    from test_words import FRENCH
+
+    server = Server(tmp_path, advice=True)
+    server.start()
+    try:
+        viewport(driver, 800, 480)
+        driver.get(server.url)
+        start_game(driver, "impossible", ["Alice", "Bruno"])
+        assert text(driver, "#turn").startswith("Au tour d'Alice")
+        click(driver, "#btn-throw")
+        wait(driver, lambda d: "espérance" in text(d, "#advice"), "the advice")
+        # French numbers: a decimal comma, and a space between thousands
+        thousands = r"espérance \d{1,2}[\u202f\u00a0 ]\d{3},\d points"
+        assert re.search(thousands, text(driver, "#advice"))
+
+        click(driver, "#btn-lang")
+        wait(driver, lambda d: text(d, "#turn").startswith("Alice's turn"), "the English page")
+        shown = {
+            "entries": " | ".join(suggestions(driver)),
+            "sheet": text(driver, "#sheet"),
+            "advice": text(driver, "#advice"),
+            "turn": text(driver, "#turn"),
+        }
+        assert {k: FRENCH.findall(v) for k, v in shown.items() if FRENCH.search(v)} == {}
+        assert re.search(r"expected \d,\d{3}\.\d points", shown["advice"])
+        click(driver, "#btn-new")
+        Select(css(driver, "#new-rules")[0]).select_by_value("yams")
+        english = option_texts(driver)
+        assert len(english) > 20 and [t for t in english if FRENCH.search(t)] == []
+        assert "Three of a kind" in english and "sum of the five dice" in english
+
+        click(driver, "#btn-new-cancel")
+        click(driver, "#btn-lang")
+        click(driver, "#btn-new")
+        Select(css(driver, "#new-rules")[0]).select_by_value("yams")
+        french = option_texts(driver)
+        raw = {"brelan", "carre", "straights", "joker", "sum", "matching", "runs", "free"}
+        assert "Brelan" in french and "total des cinq dés" in french
+        assert [t for t in french if t in raw or "_" in t] == []
+        assert not re.search(r"\b(the|what|boxes|must)\b", " ".join(french))
     finally:
         server.kill(signal.SIGTERM)

@@ -433,9 +433,11 @@ def test_what_the_camera_has_to_say_is_the_banner(driver: Any, tmp_path: Path) -
         viewport(driver, 800, 480)
         driver.get(server.url)
         start_game(driver, "yams", ["Anne"])
-        wait(driver, lambda d: "4 dice read on the tray, 5 expected" in text(d, "#banner"),
-             "the camera's message in the banner")  # fmt: skip
+        wait(driver, lambda d: "4 dés lus sur la piste, 5 attendus" in text(d, "#banner"),
+             "the camera's message in the banner, in the page's language")  # fmt: skip
         assert "error" in read(driver, "return document.querySelector('#banner').className")
+        click(driver, "#btn-lang")
+        assert "4 dice read on the tray, 5 expected" in text(driver, "#banner")
         assert server.state()["game"]["throw"] == 0
     finally:
         server.kill(signal.SIGTERM)

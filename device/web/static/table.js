@@ -12,7 +12,7 @@ const WORDS = {
     no_game: "Pas de partie en cours.", start: "Commencer", cancel: "Annuler", ok: "Valider",
     rules: "Règles", options: "Options", players: "Joueurs", add_player: "Ajouter un joueur",
     remove: "Retirer", human: "Humain", facile: "Ordi facile", difficile: "Ordi difficile",
-    name: "Nom", player_n: "Joueur {0}", turn_of: "Au tour de {0}", throw_no: "jet {0}/{1}",
+    name: "Nom", player_n: "Joueur {0}", turn_of: "Au tour {0}", throw_no: "jet {0}/{1}",
     first_throw: "Lancez les dés.", computer_plays: "{0} joue…",
     suggestions: "Cases possibles", show_all: "Toutes les cases ({0})", show_less: "Moins de cases",
     advice: "Conseil", advice_keep: "garder {0} et relancer", advice_keep_none: "tout relancer",
@@ -100,6 +100,32 @@ function t(key, ...args) {
   return text.replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
 }
 
+// The server sends the engine's French with its English beside it (KEY_en), and its own
+// English messages with their French (KEY_fr): the page shows the one of its language.
+function tr(item, key) {
+  const english = item && item[`${key}_en`];
+  return lang === "en" && english != null ? english : item && item[key];
+}
+
+function said(item, key) {
+  const french = item && item[`${key}_fr`];
+  return lang === "fr" && french != null ? french : item && item[key];
+}
+
+// Numbers as each language writes them: 2 623,9 and 39,6° in French, 2,623.9 in English.
+const formats = {};
+function num(x, digits = 1) {
+  const key = `${lang}:${digits}`;
+  formats[key] ??= new Intl.NumberFormat(lang === "fr" ? "fr-FR" : "en-GB", { maximumFractionDigits: digits });
+  return formats[key].format(x);
+}
+
+// « Au tour de Bruno », « au tour d'Alice »: French elides « de » before a vowel or a mute h.
+function whose(name) {
+  if (lang !== "fr") return name;
+  return /^[aeiouyhàâäéèêëîïôöùûü]/i.test(name) ? `d'${name}` : `de ${name}`;
+}
+
 // -- small DOM helper (text only: names never become HTML) -----------------------------------
 function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -166,7 +192,7 @@ async function post(path, body) {
     askPin();
     return null;
   }
-  toast(data.error || response.statusText);
+  toast(said(data, "error") || response.statusText);
   return null;
 }
 
@@ -210,7 +236,7 @@ function render() {
   const game = state.game;
   $("no-game").hidden = !!game;
   $("table").hidden = !game;
-  $("game-name").textContent = game ? game.name : "";
+  $("game-name").textContent = game ? tr(game, "name") : "";
   $("btn-undo").disabled = !game || !game.recent.some((r) => !isComputer(game, r.player));
   renderCamera();
   if (!game) {
@@ -251,7 +277,7 @@ function renderCamera() {
 
 // what the camera was calibrated with, and what to change in the light
 function lightAdvice(calibration) {
-  const percent = (x) => Math.round(x * 1000) / 10;
+  const percent = (x) => num(x * 100, 1);
   return calibration.light.map((p) => t(`light_${p.problem}`, percent(p.measured), percent(p.limit)));
 }
 
@@ -268,7 +294,7 @@ function renderCalibration(calibration) {
     text.title = "";
     return;
   }
-  text.textContent = t("calibrated", calibration.field_of_view,
+  text.textContent = t("calibrated", num(calibration.field_of_view, 1),
     t(`fov_${calibration.field_of_view_from}`), Math.round(calibration.die_side))
     + calibrationWarnings(calibration);
   text.title = lightAdvice(calibration).join("\n");
@@ -322,20 +348,20 @@ function renderBanner(game) {
   if (game.finished) {
     const best = game.winners.length ? game.scores[game.winners[0]] : 0;
     text = `${t("game_over")} ` + (game.winners.length > 1
-      ? t("tie", game.winners.join(", "), best)
-      : t("winner", game.winners[0], best));
+      ? t("tie", game.winners.join(", "), num(best, 0))
+      : t("winner", game.winners[0], num(best, 0)));
     kind = "win";
   } else if (state.computer_error) {
-    text = t("computer_error", state.computer_error);
+    text = t("computer_error", said(state, "computer_error"));
     kind = "error";
   } else if (state.camera && state.camera.message) {
-    text = state.camera.message;
+    text = said(state.camera, "message");
     kind = "error";
   } else if ((state.unsure || []).length) {
     text = t("check_dice");
     kind = "error";
   } else if (game.announced) {
-    text = t("announced", game.announced_throw, label(game, game.announced));
+    text = t("announced", tr(game, "announced_throw"), label(game, game.announced));
   }
   banner.hidden = !text;
   banner.textContent = text || "";
@@ -345,7 +371,7 @@ function renderBanner(game) {
 function label(game, box) {
   const row = game.sheet.rows.find((r) => r.kind === "box" && r.id === box);
   const col = (game.sheet.columns || []).find((c) => c.id === box);
-  return (row && row.label) || (col && col.label) || box;
+  return tr(row, "label") || tr(col, "label") || box;
 }
 
 function renderTurn(game) {
@@ -354,7 +380,7 @@ function renderTurn(game) {
     turn.textContent = "";
     return;
   }
-  const who = game.human_turn ? t("turn_of", game.player) : t("computer_plays", game.player);
+  const who = game.human_turn ? t("turn_of", whose(game.player)) : t("computer_plays", game.player);
   const parts = [who];
   if (game.throw) parts.push(t("throw_no", game.throw, game.max_throws));
   else if (game.human_turn) parts.push(t("first_throw"));
@@ -453,7 +479,7 @@ function renderActions(game) {
   waiting.textContent = t("tray_waiting");
   const announce = $("btn-announce");
   announce.hidden = !game.announceable.length;
-  announce.textContent = t("announce", game.announced_throw || "");
+  announce.textContent = t("announce", tr(game, "announced_throw") || "");
   const correct = $("btn-correct");
   correct.hidden = !game.dice || !game.human_turn || game.finished;
   correct.setAttribute("aria-pressed", correcting ? "true" : "false");
@@ -479,12 +505,12 @@ function renderAdvice(game) {
   if (best.action === "keep") what = keepText(best.keep);
   else if (best.action === "write") what = t("advice_box", label(game, best.box), best.entry_points);
   else if (best.action === "announce") {
-    what = t("advice_announce", game.announced_throw, label(game, best.box), (best.keep || []).join(" ") || "—");
+    what = t("advice_announce", tr(game, "announced_throw"), label(game, best.box), (best.keep || []).join(" ") || "—");
   }
   const value = typeof advice.value === "number" ? advice.value : best.value;
   const worth = typeof value !== "number" ? ""
     : advice.objective === "win" ? t("win_chance", Math.round(Math.min(value, 1) * 100))
-    : t("expected", value.toFixed(1));
+    : t("expected", num(value, 1));
   box.hidden = !what;
   box.className = "advice";
   box.replaceChildren(
@@ -512,11 +538,11 @@ function renderSuggestions(game) {
       disabled: !humanTurn,
       onclick: () => post("/api/score", { box: entry.box }),
     },
-    el("span", { class: "sugg-label", text: entry.label }),
-    el("span", { class: "sugg-points", text: entry.bonus ? `${entry.points} +${entry.bonus}` : entry.points }),
-    el("span", { class: "sugg-why", text: entry.why }),
+    el("span", { class: "sugg-label", text: tr(entry, "label") }),
+    el("span", { class: "sugg-points", text: entry.bonus ? `${num(entry.points, 0)} +${entry.bonus}` : num(entry.points, 0) }),
+    el("span", { class: "sugg-why", text: tr(entry, "why") }),
     entry.multipliers.length
-      ? el("span", { class: "chips" }, entry.multipliers.map((m) => el("span", { class: "chip", text: `×${m.x} ${m.why}` })))
+      ? el("span", { class: "chips" }, entry.multipliers.map((m) => el("span", { class: "chip", text: `×${m.x} ${tr(m, "why")}` })))
       : null),
   )));
   const more = $("btn-more");
@@ -531,14 +557,14 @@ function renderRecent(game) {
     return;
   }
   list.replaceChildren(...game.recent.slice(0, 5).map((r) => el("li", {},
-    el("strong", { text: r.player }), ` : ${r.label} `,
-    el("span", { class: "pts", text: `${r.points}${r.bonus ? ` +${r.bonus}` : ""}` }),
+    el("strong", { text: r.player }), `${lang === "fr" ? " : " : ": "}${tr(r, "label")} `,
+    el("span", { class: "pts", text: `${num(r.points, 0)}${r.bonus ? ` +${r.bonus}` : ""}` }),
     el("span", { class: "dice-text", text: ` (${r.dice.join(" ")})` }))));
 }
 
-function cellText(points) {
+function cellText(points, zero = "—") {
   if (points === null || points === undefined) return "";
-  return points === 0 ? "—" : String(points);
+  return points === 0 ? zero : num(points, 0);
 }
 
 function previews(game) {
@@ -569,17 +595,17 @@ function renderRows(game, table) {
     game.players.map((p, i) => playerHead(game, p, i))));
   const rows = game.sheet.rows.map((row) => {
     if (row.kind === "section") {
-      return el("tr", { class: "section" }, el("th", { colspan: game.players.length + 1, scope: "colgroup", text: row.label }));
+      return el("tr", { class: "section" }, el("th", { colspan: game.players.length + 1, scope: "colgroup", text: tr(row, "label") }));
     }
     if (row.kind === "total") {
-      return el("tr", { class: `total ${row.key}` }, el("th", { scope: "row", text: row.label }),
-        game.sheets.map((s) => el("td", { text: String(s.totals.find((x) => x.key === row.key)?.points ?? "") })));
+      return el("tr", { class: `total ${row.key}` }, el("th", { scope: "row", text: tr(row, "label") }),
+        game.sheets.map((s) => el("td", { text: cellText(s.totals.find((x) => x.key === row.key)?.points, "0") })));
     }
-    return el("tr", { class: "box", "data-box": row.id }, el("th", { scope: "row", text: row.label }),
+    return el("tr", { class: "box", "data-box": row.id }, el("th", { scope: "row", text: tr(row, "label") }),
       game.sheets.map((s, i) => {
         const points = s.cells[row.id];
         if ((points === null || points === undefined) && i === game.current && preview.has(row.id)) {
-          return el("td", { class: "preview", title: t("cell_preview", preview.get(row.id)), text: String(preview.get(row.id)) });
+          return el("td", { class: "preview", title: t("cell_preview", preview.get(row.id)), text: num(preview.get(row.id), 0) });
         }
         return el("td", { class: points === 0 ? "crossed" : "", text: cellText(points) });
       }));
@@ -592,7 +618,7 @@ function renderColumns(game, table) {
   const columns = game.sheet.columns;
   const head = el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "corner" }),
     columns.map((c) => el("th", {
-      scope: "col", class: c.closed ? "closed" : "", title: c.closed ? `${c.label} — ${c.closed}` : c.label,
+      scope: "col", class: c.closed ? "closed" : "", title: c.closed ? `${tr(c, "label")} — ${tr(c, "closed")}` : tr(c, "label"),
     }, c.id)),
     el("th", { scope: "col", text: t("total") })));
   const body = game.sheets.map((s, i) => el("tr", { class: i === game.current ? "current" : "" },
@@ -600,13 +626,13 @@ function renderColumns(game, table) {
     columns.map((c) => {
       const points = s.cells[c.id];
       if ((points === null || points === undefined) && i === game.current && preview.has(c.id) && !c.closed) {
-        return el("td", { class: "preview", text: String(preview.get(c.id)) });
+        return el("td", { class: "preview", text: num(preview.get(c.id), 0) });
       }
       return el("td", { class: c.closed ? "closed" : "", text: cellText(points) });
     }),
-    el("td", { class: "total", text: String(s.totals[s.totals.length - 1].points) })));
+    el("td", { class: "total", text: num(s.totals[s.totals.length - 1].points, 0) })));
   const foot = el("tfoot", {}, el("tr", {}, el("th", { scope: "row", text: t("column_total") }),
-    columns.map((c) => el("td", { class: c.closed ? "closed" : "", title: c.closed || null },
+    columns.map((c) => el("td", { class: c.closed ? "closed" : "", title: tr(c, "closed") || null },
       c.closed ? `✗ ${c.capacity > 1 ? c.total : ""}`.trim() : `${c.total}/${c.capacity}`)),
     el("td", {})));
   table.replaceChildren(head, el("tbody", {}, body), foot);
@@ -664,7 +690,7 @@ function sendCorrection() {
 
 function openAnnounce() {
   const game = state.game;
-  $("announce-title").textContent = t("announce_title", game.announced_throw);
+  $("announce-title").textContent = t("announce_title", tr(game, "announced_throw"));
   $("announce-boxes").replaceChildren(...game.announceable.map((box) => el("button", {
     type: "button", class: "choice", "data-box": box, text: label(game, box),
     onclick: () => { $("dlg-announce").close(); post("/api/announce", { box }); },
@@ -684,7 +710,9 @@ function renderOptions() {
     let input;
     if (opt.choices) {
       input = el("select", { "data-option": opt.name },
-        opt.choices.map((c, i) => el("option", { value: i, selected: c === opt.default, text: String(c) })));
+        opt.choices.map((c, i) => el("option", {
+          value: i, selected: c === opt.default, text: (tr(opt, "choice_labels") || [])[i] ?? String(c),
+        })));
     } else if (opt.type === "bool") {
       input = el("input", { type: "checkbox", "data-option": opt.name, checked: opt.default });
     } else {
@@ -693,9 +721,9 @@ function renderOptions() {
         min: opt.bounds ? opt.bounds[0] : null, max: opt.bounds ? opt.bounds[1] : null,
       });
     }
-    return el("label", { class: "option", title: opt.help },
-      el("span", { class: "option-name", text: opt.name.replaceAll("_", " ") }), input,
-      el("small", { class: "help", text: opt.help }));
+    return el("label", { class: "option" },
+      el("span", { class: "option-name", text: tr(opt, "label") }), input,
+      el("small", { class: "help", text: tr(opt, "help") }));
   });
   box.replaceChildren(...fields);
   $("new-options-box").hidden = !fields.length;
@@ -739,7 +767,7 @@ function openNewGame() {
   const game = state.game;
   if (game && !game.finished && game.recent.length && !window.confirm(t("confirm_new"))) return;
   const select = $("new-rules");
-  select.replaceChildren(...boot.rules.map((r) => el("option", { value: r.id, text: r.name })));
+  select.replaceChildren(...boot.rules.map((r) => el("option", { value: r.id, text: tr(r, "name") })));
   select.value = game ? game.rules : boot.default_rules || boot.rules[0].id;
   renderOptions();
   const players = game
