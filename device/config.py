@@ -306,6 +306,11 @@ class Table(Section):
     max_players: Annotated[int, _range(1, MAX_PLAYERS)] = Field(
         6, description=f"Most players a game may seat (1-{MAX_PLAYERS})."
     )
+    computer_pace: Annotated[float, _range(0, 10)] = Field(
+        1.5,
+        description="Seconds between two moves of a computer player (each throw and what it "
+        "keeps stays on the page that long; « Passer » skips the rest of its turn). 0: at once.",
+    )
     options: dict[str, Any] = Field(
         default_factory=dict,
         description="The rulebook's pre-game options, as [table.options] keys. An option left "

@@ -114,7 +114,12 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     host, port, pin = server_settings.host, server_settings.port, server_settings.pin
     store = Store(data)
-    session = TableSession(store, advice=advice, cache_dir=config.advisor.cache_dir)
+    session = TableSession(
+        store,
+        advice=advice,
+        cache_dir=config.advisor.cache_dir,
+        computer_pace=config.table.computer_pace,
+    )
     try:
         watcher = start_tray(session, config, camera or CameraSource("none"), data)
     except (CameraError, VisionError) as exc:

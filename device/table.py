@@ -30,7 +30,7 @@ from device.merge import place_reading
 from device.store import Store
 from device.table_state import computer_kind, computer_names, game_state
 from device.words import french
-from scoring.computer import computer_player, play_turn, roll
+from scoring.computer import computer_player, play_step, play_turn, roll
 from scoring.entries import RulesError
 from scoring.game import DiceLike, Game, as_dice
 from vision.reading import Reading
@@ -109,6 +109,7 @@ class TableSession:
         advice: bool = True,
         tray: str = "simulated",
         worker: bool = True,
+        computer_pace: float = 0.0,
     ) -> None:
         self.store = store
         self.rng = rng or random.Random(int.from_bytes(os.urandom(16), "big"))
@@ -139,6 +140,13 @@ class TableSession:
         self._working = False
         self._wake = threading.Event()
         self._closed = threading.Event()
+        # A computer's turn is played one move at a time, ``computer_pace`` seconds apart, so
+        # that players follow it; « Passer » (``skip``) plays the rest of the turn at once.
+        self.computer_pace = computer_pace
+        self._skip = threading.Event()
+        self._skipped: tuple[Any, ...] | None = None  # the turn « Passer » was pressed in
+        # the picture of a computer's throw on this table's tray (the simulated one draws it)
+        self._photo: tuple[tuple[int, int] | None, int, bytes | None] = (None, 0, None)
         self.game: Game | None = None
         self.game_id: int | None = None
         self._resume()
@@ -169,6 +177,7 @@ class TableSession:
     def close(self) -> None:
         """Stop the worker and close the records (tests; the server exits without it)."""
         self._closed.set()
+        self._skip.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -332,6 +341,21 @@ class TableSession:
                 ]
             return self._act(lambda g: g.correct(dice), crops=crops)
 
+    def skip(self) -> dict[str, Any]:
+        """« Passer »: the computer playing now plays the rest of its turn without pauses."""
+        with self._lock:
+            game = self._game()
+            if game.finished or computer_kind(game.player) is None:
+                raise RulesError("no computer is playing: nothing to skip")
+            self._skipped = (self.game_id, game.turn, game.current)
+            self._skip.set()
+        return self._state
+
+    def photo(self) -> bytes | None:
+        """The picture of the current throw when a computer threw it on a drawn tray."""
+        key, _, picture = self._photo
+        return picture if key is not None and key == self._key() else None
+
     def announce(self, box: str) -> dict[str, Any]:
         return self._act(lambda g: g.announce(box))
 
@@ -434,6 +458,7 @@ class TableSession:
             "advice_pending": pending,
             "computer_error": error,
             "computer_error_fr": french(error) if error else None,
+            "photo": self._photo[1] if self._photo[0] == key and key is not None else None,
         }
         with self._listeners_lock:
             listeners = list(self._listeners)
@@ -493,20 +518,48 @@ class TableSession:
             play_turn(rehearsal, player, random.Random(0))
         except Exception:
             log.debug("rehearsal of %s's turn failed", kind, exc_info=True)
-        with self._lock:
-            if self._key() != key:
-                return  # someone acted meanwhile (undo, new game): look again
-            game = self._game()
-
-            def keep() -> None:
-                self._append(game)
+        while not self._closed.is_set():
+            with self._lock:
+                if self._key() != key:
+                    return  # someone acted meanwhile (undo, new game): look again
+                game = self._game()
+                try:
+                    recorded = _Recorded(game, lambda g=game: self._append(g))
+                    done = play_step(cast(Game, recorded), player, self.rng)
+                except Exception as exc:
+                    log.exception("computer %s could not play", game.player)
+                    self._computer_error = (cast(tuple[int, int], self._key()), str(exc))
+                    self._publish()
+                    return
+                key = cast(tuple[int, int], self._key())
+                dice = None if done else game.dice
+                turn = (self.game_id, game.turn, game.current)
                 self._publish()
+            if done:
+                return
+            self._show_throw(key, dice)
+            self._pause(turn)
 
-            try:
-                play_turn(cast(Game, _Recorded(game, keep)), player, self.rng)
-            except Exception as exc:
-                log.exception("computer %s could not play", game.player)
-                self._computer_error = (cast(tuple[int, int], self._key()), str(exc))
+    def _pause(self, turn: tuple[Any, ...]) -> None:
+        """Between two moves of a computer: the pace, unless its turn was skipped."""
+        self._skip.clear()  # before looking: a skip coming meanwhile still wakes the wait
+        if self._skipped != turn:
+            self._skip.wait(self.computer_pace)
+
+    def _show_throw(self, key: tuple[int, int], dice: Any) -> None:
+        """Draw a computer's throw on the tray, where the tray can be drawn (outside the lock:
+        a drawing takes a fifth of a second)."""
+        draw = getattr(self.watcher, "picture_of", None)
+        if draw is None or dice is None or self.computer_pace <= 0:
+            return
+        try:
+            picture = draw(dice)
+        except Exception:  # a picture is a nicety: the turn goes on without it
+            log.exception("the computer's throw could not be drawn")
+            return
+        with self._lock:
+            if picture is not None and self._key() == key:
+                self._photo = (key, self._photo[1] + 1, picture)
                 self._publish()
 
     def _compute_advice(self, key: tuple[int, int], game: Game) -> None:

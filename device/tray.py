@@ -26,6 +26,7 @@ import numpy as np
 
 from device.camera import CameraRunner, Frame
 from scoring.computer import IMPOSSIBLE_SET
+from scoring.dice import Die
 from scoring.entries import RulesError
 from scoring.game import Game
 from vision.errors import VisionError
@@ -205,6 +206,28 @@ class TrayWatcher:
         with self._lock:
             self._message = self.recogniser.distrust
         throw(specs)
+
+    def picture_of(self, dice: Sequence[Die]) -> bytes | None:
+        """These dice drawn on the simulated tray (a computer's throw, shown to the table);
+        None on a real camera's tray, which nothing can draw."""
+        tray = getattr(self.runner.source, "tray", None)
+        game = self.session.game
+        if tray is None or game is None:
+            return None
+        from models.synth import DieSpec, place, render
+
+        specs = [
+            DieSpec(
+                game.rulebook.kind,  # type: ignore[arg-type]
+                d.value,
+                d.colour.value if d.colour else "white",  # type: ignore[arg-type]
+                d.finish.value if d.finish else "frosted",  # type: ignore[arg-type]
+            )
+            for d in dice
+        ]
+        rng = np.random.default_rng()
+        image = render(tray, specs, place(rng, specs, tray), rng).image
+        return _jpeg(_fit(image, 960), 75)
 
     # -- the thread -----------------------------------------------------------------------
     def _loop(self) -> None:

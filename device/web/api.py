@@ -134,6 +134,21 @@ def build_api(max_players: int) -> Blueprint:
         validate.body(_json(), set())
         return _answer(_session().undo())
 
+    @api.post("/skip")
+    def skip() -> Response:
+        validate.body(_json(), set())
+        return _answer(_session().skip())
+
+    @api.get("/photo.jpg")
+    def photo() -> Response:
+        """A computer's throw drawn on the simulated tray (404 when there is none)."""
+        picture = _session().photo()
+        if picture is None:
+            return _answer({"error": "no picture of this throw", "status": 404}, 404)
+        response = Response(picture, mimetype="image/jpeg")
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
     @api.get("/events")
     def events() -> Response:
         session = _session()

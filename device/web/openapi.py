@@ -123,6 +123,7 @@ def _schemas(max_players: int) -> dict[str, Any]:
             },
         },
         "Undo": {"type": "object", **closed, "properties": {}},
+        "Skip": {"type": "object", **closed, "properties": {}},
         "Calibrate": {"type": "object", **closed, "properties": {}},
         "Entry": {
             "type": "object",
@@ -214,6 +215,11 @@ def _schemas(max_players: int) -> dict[str, Any]:
                 "advice_pending": {"type": "boolean"},
                 "computer_error": {"type": ["string", "null"]},
                 "computer_error_fr": {"type": ["string", "null"]},
+                "photo": {
+                    "type": ["integer", "null"],
+                    "description": "a computer's throw is drawn at /api/photo.jpg (this number "
+                    "changes with each picture)",
+                },
             },
         },
     }
@@ -307,6 +313,21 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
             "/api/announce": {"post": _action("announce the extra throw for a box", "Announce")},
             "/api/score": {"post": _action("write the dice in a box", "Score")},
             "/api/undo": {"post": _action("take back the last human entry", "Undo")},
+            "/api/skip": {
+                "post": _action(
+                    "the computer playing now plays the rest of its turn at once", "Skip"
+                )
+            },
+            "/api/photo.jpg": {
+                "get": {
+                    "summary": "the current throw drawn on the tray, when a computer threw it on "
+                    "the simulated tray (the state's `photo` says when there is one)",
+                    "responses": {
+                        "200": {"description": "JPEG", "content": {"image/jpeg": {}}},
+                        "404": {"description": "no such picture", **_json(_ref("Error"))},
+                    },
+                }
+            },
         },
         "components": {
             "schemas": _schemas(max_players),

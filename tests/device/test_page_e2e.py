@@ -182,3 +182,73 @@ def test_one_language_at_a_time(driver: Any, tmp_path: Path) -> None:
         assert not re.search(r"\b(the|what|boxes|must)\b", " ".join(french))
     finally:
         server.kill(signal.SIGTERM)
+
+
+# What the page shows of a computer's turn, read at once: who plays, which throw, the dice,
+# the kept ones, whether its photo is there.
+COMPUTER_VIEW = """
+const img = document.querySelector('#throw-photo img');
+return {
+  turn: document.querySelector('#turn').innerText,
+  dice: [...document.querySelectorAll('#dice .die')].map(e => e.innerText.split('\\n')[0]),
+  kept: [...document.querySelectorAll('#dice .die')].map(e => e.ariaPressed === 'true'),
+  photo: !document.querySelector('#throw-photo').hidden && img.complete && img.naturalWidth > 0,
+  skip: !document.querySelector('#btn-skip').hidden,
+};
+"""
+
+
+def watch_computer(driver: Any, until: float) -> list[tuple[float, dict[str, Any]]]:
+    """Every change of the page during a computer's turn, with when it was first seen, up
+    to the human's turn again (or ``until`` seconds)."""
+    seen: list[tuple[float, dict[str, Any]]] = []
+    start = time.monotonic()
+    while time.monotonic() - start < until:
+        view = read(driver, COMPUTER_VIEW)
+        if view["turn"].startswith("Au tour d'Anne") and seen:
+            break
+        if "Ordi facile" in view["turn"] and (not seen or seen[-1][1] != view):
+            seen.append((time.monotonic() - start, view))
+        time.sleep(0.05)
+    return seen
+
+
+def test_a_computers_turn_is_shown_move_by_move_and_can_be_skipped(
+    driver: Any, tmp_path: Path
+) -> None:
+    config = tmp_path / "yamscope.toml"
+    config.write_text("[table]\ncomputer_pace = 4.0\n", encoding="utf-8")
+    server = Server(tmp_path, camera="simulated", config=config)
+    server.start()
+    try:
+        viewport(driver, 800, 480)
+        driver.get(server.url)
+        start_game(driver, "yams", ["Anne", "facile"])
+        click(driver, "#btn-throw")
+        wait(driver, lambda d: suggestions(d), "Anne's throw read")
+        click(driver, "#suggestions .sugg")
+        seen = watch_computer(driver, until=30)
+        throws = [v for _, v in seen if "jet" in v["turn"] and len(v["dice"]) == 5]
+        assert throws, seen  # its dice were on the page
+        first = next(t for t, v in seen if "jet 1/3" in v["turn"])
+        after = next((t for t, v in seen if "jet 1/3" not in v["turn"]), seen[-1][0])
+        assert after - first >= 3.0  # the first throw stayed in sight, at the set pace
+        assert all(v["skip"] for _, v in seen)  # « Passer » was offered all along
+        assert any(v["photo"] for _, v in seen)  # the throw drawn on the simulated tray
+        recorded = server.state()["game"]["recent"][0]
+        assert recorded["player"] == "Ordi facile"
+
+        # the next turn: « Passer » as soon as the computer has thrown, and it is over at once
+        wait(driver, lambda d: text(d, "#turn").startswith("Au tour d'Anne"), "Anne's turn")
+        click(driver, "#btn-throw")
+        wait(driver, lambda d: suggestions(d), "Anne's second throw read")
+        click(driver, "#suggestions .sugg")
+        wait(driver, lambda d: "jet 1/3" in text(d, "#turn") and "Ordi" in text(d, "#turn"),
+             "the computer's first throw")  # fmt: skip
+        skipped = time.monotonic()
+        click(driver, "#btn-skip")
+        wait(driver, lambda d: text(d, "#turn").startswith("Au tour d'Anne"), "Anne again")
+        assert time.monotonic() - skipped < 3.0  # not the 4 s of even one more move
+        assert len(server.state()["game"]["recent"]) == 4
+    finally:
+        server.kill(signal.SIGTERM)

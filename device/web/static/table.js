@@ -36,6 +36,7 @@ const WORDS = {
     tray_waiting: "Lancez les dés dans la piste : la caméra les lit.",
     unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez « ✎ Corriger » puis le dé.",
     correct: "✎ Corriger", correct_which: "✎ Touchez le dé",
+    skip: "Passer ⏭", computer_photo: "Le jet de {0} sur la piste",
     calibrate: "Calibrer (piste vide)",
     not_calibrated: "Piste non calibrée : videz-la, puis touchez « Calibrer ».",
     calibrated: "Calibrée : caméra de {0}° ({1}), dés de {2} px.",
@@ -78,6 +79,7 @@ const WORDS = {
     tray_waiting: "Throw the dice in the tray: the camera reads them.",
     unsure: "check", check_dice: "Check the marked dice: tap “✎ Correct”, then the die.",
     correct: "✎ Correct", correct_which: "✎ Tap the die",
+    skip: "Skip ⏭", computer_photo: "{0}'s throw on the tray",
     calibrate: "Calibrate (empty tray)",
     not_calibrated: "Tray not calibrated: empty it, then tap “Calibrate”.",
     calibrated: "Calibrated: camera of {0}° ({1}), dice of {2} px.",
@@ -251,6 +253,7 @@ function render() {
   renderDice(game);
   renderActions(game);
   renderAdvice(game);
+  renderPhoto(game);
   renderSuggestions(game);
   renderRecent(game);
   renderSheet(game);
@@ -473,7 +476,8 @@ function renderActions(game) {
   button.disabled = !game.can_throw;
   // A real camera reads the throws by itself; only the simulated tray has a throw button.
   const cameraReads = state.camera && !state.camera.can_throw;
-  button.hidden = game.finished || cameraReads;
+  button.hidden = game.finished || cameraReads || !game.human_turn;
+  $("btn-skip").hidden = game.finished || game.human_turn;
   const waiting = $("tray-waiting");
   waiting.hidden = !cameraReads || game.finished || !game.can_throw || !game.human_turn;
   waiting.textContent = t("tray_waiting");
@@ -519,8 +523,22 @@ function renderAdvice(game) {
   );
 }
 
+// A computer's turn: its throw drawn on the tray, where the tray can be drawn.
+function renderPhoto(game) {
+  const figure = $("throw-photo");
+  const shown = !game.human_turn && !game.finished && state.photo != null;
+  figure.hidden = !shown;
+  if (!shown) return;
+  const img = $("throw-photo-img");
+  const src = `/api/photo.jpg?n=${state.photo}`;
+  if (img.getAttribute("src") !== src) img.setAttribute("src", src);
+  img.alt = t("computer_photo", game.player);
+}
+
 function renderSuggestions(game) {
   const list = $("suggestions");
+  // while a computer plays, its dice and its photo matter, not the boxes it could take
+  for (const id of ["suggestions", "suggestions-title"]) $(id).hidden = !game.human_turn;
   const all = game.suggestions;
   const shown = showAll ? all : all.slice(0, 6);
   const hint = $("no-suggestions");
@@ -546,7 +564,7 @@ function renderSuggestions(game) {
       : null),
   )));
   const more = $("btn-more");
-  more.hidden = all.length <= 6;
+  more.hidden = all.length <= 6 || !game.human_turn;
   more.textContent = showAll ? t("show_less") : t("show_all", all.length);
 }
 
@@ -798,6 +816,7 @@ function wire() {
   $("btn-new").addEventListener("click", openNewGame);
   $("btn-start").addEventListener("click", openNewGame);
   $("btn-announce").addEventListener("click", openAnnounce);
+  $("btn-skip").addEventListener("click", () => post("/api/skip", {}));
   $("btn-correct").addEventListener("click", () => { correcting = !correcting; render(); });
   $("btn-calibrate").addEventListener("click", calibrate);
   $("btn-more").addEventListener("click", () => { showAll = !showAll; render(); });
