@@ -9,20 +9,32 @@ dice and light. Only corrections with a crop (read by the camera) are exported.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from device.store import Store
 from scoring.dice import parse_die
 
 LABELS = "labels.jsonl"
+_CROP = re.compile(r"[0-9]{6}-[0-9]{2}\.png")  # the names an export gives its crops
+
+
+def _written_before(out: Path) -> set[str]:
+    """The crops an earlier export wrote into ``out``, as its ``labels.jsonl`` lists them."""
+    try:
+        lines = (out / LABELS).read_text(encoding="utf-8").splitlines()
+        names = {json.loads(line).get("file") for line in lines if line.strip()}
+    except (OSError, ValueError, AttributeError):
+        return set()
+    return {n for n in names if isinstance(n, str) and _CROP.fullmatch(n)}
 
 
 def export_corrections(store: Store, out: Path) -> int:
     """Write every corrected die's crop and label into ``out``; returns how many. The
     folder is rewritten as a whole, so a second export gives the same folder."""
     out.mkdir(parents=True, exist_ok=True)
-    for old in out.glob("*.png"):
-        old.unlink()
+    for old in _written_before(out):  # only what an export wrote: the folder may hold more
+        (out / old).unlink(missing_ok=True)
     kinds: dict[int, str] = {}
     rows = []
     for correction in store.corrections():

@@ -249,14 +249,12 @@ class Store:
                 (game_id,),
             )
         elif kind == "correct":
-            before = db.execute(
-                "SELECT body FROM events WHERE game_id = ? AND seq < ? AND type IN"
-                " ('throw', 'correct') ORDER BY seq DESC LIMIT 1",
-                (game_id, seq),
-            ).fetchone()
+            # the dice on the table before it: the effective log's, never an undone throw's
+            shown = [e for e in game.effective[:-1] if e["type"] in ("throw", "correct")]
+            before = shown[-1]["dice"] if shown else ""
             cur = db.execute(
                 "INSERT INTO corrections (game_id, seq, before, after, at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, seq, json.loads(before[0])["dice"] if before else "", event["dice"], at),
+                (game_id, seq, before, event["dice"], at),
             )
             labels = event["dice"].split()
             for die, image in crops:

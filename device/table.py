@@ -22,6 +22,7 @@ import random
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
@@ -39,6 +40,7 @@ log = logging.getLogger(__name__)
 
 Advisor = Callable[[Game], Mapping[str, Any]]  # the shape of scoring.advisor.moment
 MAX_LISTENERS = 32
+CROPS_KEPT = 16  # throws whose dice crops wait for a correction (a few turns back)
 
 
 class TooManyListeners(RuntimeError):
@@ -135,6 +137,9 @@ class TableSession:
         # it. Both belong to one moment of the game (its key) and lapse when it moves on.
         self._keep: tuple[tuple[int, int] | None, list[int]] = (None, [])
         self._read: tuple[tuple[int, int] | None, list[int], dict[int, bytes]] = (None, [], {})
+        # The crops of the last throws read, by the logged throw they are of: a correction
+        # keeps them even after an undo brought an older throw back to the table.
+        self._crops: deque[tuple[dict[str, Any], dict[int, bytes]]] = deque(maxlen=CROPS_KEPT)
         self._tray_status: dict[str, Any] | None = None
         self.watcher: Any = None  # device.tray.TrayWatcher when a camera feeds the table
         self._working = False
@@ -301,6 +306,7 @@ class TableSession:
                 p: crops[j] for p, j in enumerate(placed.source) if j is not None and j < len(crops)
             }
             self._read = (self._key(), list(placed.unsure), by_place)
+            self._crops.append((cast(dict[str, Any], game.throw_event()), by_place))
             self._publish()
         self._wake.set()
         return self._state
@@ -331,12 +337,14 @@ class TableSession:
         """A misread die put right: the full dice of the throw, as they really lie. The
         crops of the dice the camera read and the player changed are kept with it."""
         with self._lock:
-            if not crops and self.game is not None and self._read[0] == self._key():
+            shown = self.game.throw_event() if self.game is not None else None
+            read = next((c for e, c in reversed(self._crops) if e is shown), None)
+            if not crops and read and self.game is not None:
                 before = self.game.dice or ()
                 after = as_dice(dice)
                 crops = [
                     (p, crop)
-                    for p, crop in sorted(self._read[2].items())
+                    for p, crop in sorted(read.items())
                     if p < len(before) and p < len(after) and before[p] != after[p]
                 ]
             return self._act(lambda g: g.correct(dice), crops=crops)

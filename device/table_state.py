@@ -242,13 +242,9 @@ def _announceable(game: Game) -> list[str]:
 
 
 def _kept(game: Game) -> set[int]:
-    """Positions kept in the throw that gave the dice on the table."""
-    for event in reversed(game.events):
-        if event.get("type") == "throw":
-            return {int(k) for k in event.get("keep", [])}
-        if event.get("type") in ("score", "undo", "new_game"):
-            break
-    return set()
+    """Positions kept in the throw that gave the dice on the table (after an undo too)."""
+    event = game.throw_event()
+    return {int(k) for k in event.get("keep", [])} if event is not None else set()
 
 
 def game_state(game: Game, game_id: int) -> dict[str, Any]:

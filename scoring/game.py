@@ -108,6 +108,20 @@ class Game:
         return len(self.written) + 1
 
     @property
+    def effective(self) -> tuple[dict[str, Any], ...]:
+        """The events that make the game as it stands: the log without what undo took back
+        (why: records about the dice on the table, such as a correction's "before", must
+        not look at an undone throw)."""
+        return tuple(self._effective)
+
+    def throw_event(self) -> dict[str, Any] | None:
+        """The logged throw whose dice are on the table (corrected since, maybe), None before
+        the turn's first throw."""
+        if self.dice is None:
+            return None
+        return next(e for e in reversed(self._effective) if e["type"] == "throw")
+
+    @property
     def finished(self) -> bool:
         return self.rulebook.finished(self.table)
 

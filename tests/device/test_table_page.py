@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from device.corrections import export_corrections
 from device.store import Store
 from device.table import TableSession
 from scoring.entries import RulesError
+from vision.reading import ReadDie, Reading
 
 
 @pytest.fixture
@@ -48,3 +50,37 @@ def test_a_computer_pauses_between_moves_until_skipped(tmp_path: Path) -> None:
         assert session.state()["game"]["player"] == "Anne"
     finally:
         session.close()
+
+
+def camera_reading(*values: int) -> Reading:
+    dice = tuple(
+        ReadDie("d6", v, "white", "frosted", 0.99, (i * 50, 0, i * 50 + 40, 40))
+        for i, v in enumerate(values)
+    )
+    return Reading(dice, 12.0, (640, 480))
+
+
+def test_a_correction_after_an_undo_is_recorded_against_the_dice_on_the_table(
+    session: TableSession, tmp_path: Path
+) -> None:
+    session.new_game("yams", None, ["Ana", "Bea"])
+    crops = [f"ana-{i}".encode() for i in range(5)]
+    session.camera_throw(camera_reading(3, 1, 6, 6, 2), crops=crops)
+    session.score("chance")
+    session.camera_throw(camera_reading(5, 5, 5, 4, 4), crops=[b"bea"] * 5)  # Bea's throw
+    state = session.undo()  # Ana's entry back, and Bea's throw with it
+    assert [d["value"] for d in state["game"]["dice"]] == [3, 1, 6, 6, 2]
+    session.correct("3 1 6 5 2")  # the second 6 was a 5
+    (correction,) = session.store.corrections(session.game_id)
+    assert (correction["before"], correction["after"]) == ("3 1 6 6 2", "3 1 6 5 2")
+    assert correction["crops"] == [(3, "5", b"ana-3")]  # the crop of the die put right
+
+    out = tmp_path / "export"
+    out.mkdir()
+    (out / "holiday.png").write_bytes(b"not ours")
+    assert export_corrections(session.store, out) == 1
+    assert export_corrections(session.store, out) == 1  # again: the same folder
+    assert sorted(p.name for p in out.iterdir()) == [
+        f"{correction['id']:06d}-03.png", "holiday.png", "labels.jsonl"
+    ]
+    assert (out / "holiday.png").read_bytes() == b"not ours"
