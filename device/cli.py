@@ -601,6 +601,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from vision.recognise import dice_seen
 
     out = Path(args.out) if args.out else data_dir() / "calibration.json"
+    if args.out is None and out.exists() and not args.force:
+        raise UsageError(
+            f"{out} is the calibration the appliance reads (yamscope serve): give --force to "
+            "replace it, or --out FILE to write another"
+        )
     png = Path(args.png) if args.png else out.with_suffix(".png")
     try:
         image = load_image(args.image)
@@ -984,6 +989,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="FILE", help="default: calibration.json in the user data folder"
     )
     cal.add_argument("--png", metavar="FILE", help="default: beside --out, ending .png")
+    cal.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the appliance's calibration (the default --out) when there is one",
+    )
     cal.add_argument(
         "--field-of-view",
         type=float,

@@ -43,6 +43,14 @@ MAX_LISTENERS = 32
 CROPS_KEPT = 16  # throws whose dice crops wait for a correction (a few turns back)
 
 
+class CalibrationRefused(RulesError):
+    """Calibrating was refused because dice lie on the tray (``seen``: their boxes)."""
+
+    def __init__(self, message: str, seen: list[tuple[int, int, int, int]]) -> None:
+        super().__init__(message)
+        self.seen = seen
+
+
 class TooManyListeners(RuntimeError):
     """More pushed-state clients than the appliance serves at once."""
 
@@ -311,17 +319,20 @@ class TableSession:
         self._wake.set()
         return self._state
 
-    def calibrate(self) -> dict[str, Any]:
+    def calibrate(self, anyway: bool = False) -> dict[str, Any]:
         """The camera calibrated on the tray it sees now, which should be empty (the page's
         button). Raises RulesError, with the calibration in use kept, without a camera,
-        before its first picture, or when no felt is found or the file cannot be written."""
-        from device.tray import TrayError
+        before its first picture, when no felt is found or the file cannot be written, and
+        CalibrationRefused when dice are in view (unless ``anyway``: the page asks first)."""
+        from device.tray import DiceInView, TrayError
         from vision.errors import VisionError
 
         if self.watcher is None:
             raise RulesError("no camera: there is nothing to calibrate")
         try:
-            self.watcher.calibrate()
+            self.watcher.calibrate(anyway=anyway)
+        except DiceInView as exc:
+            raise CalibrationRefused(f"the tray could not be calibrated: {exc}", exc.seen) from None
         except (TrayError, VisionError, OSError) as exc:
             raise RulesError(f"the tray could not be calibrated: {exc}") from None
         self.set_tray_status(self.watcher.status())

@@ -43,6 +43,20 @@ class TrayError(RuntimeError):
     """Something asked of the tray that it cannot do now (said to the player as it is)."""
 
 
+class DiceInView(TrayError):
+    """Calibrating was asked with dice on the tray (``seen``: their boxes): they would be
+    taken for felt, and the die size for theirs. Nothing was changed."""
+
+    def __init__(self, seen: list[tuple[int, int, int, int]]) -> None:
+        n = len(seen)
+        them = "it" if n == 1 else "them"
+        super().__init__(
+            f"{n} {'die' if n == 1 else 'dice'} in view: take {them} out of the tray, then "
+            "calibrate"
+        )
+        self.seen = seen
+
+
 LIVE_WATCHED_S = 5.0  # a live picture is encoded while someone asked for one this recently
 # Crops kept for corrections: cut by the model's own rule (vision.faces), in colour and
 # larger than any model input so far, so that a later model can still learn from them.
@@ -128,12 +142,13 @@ class TrayWatcher:
                 "calibration": self._calibration_summary(),
             }
 
-    def calibrate(self) -> dict[str, Any]:
+    def calibrate(self, anyway: bool = False) -> dict[str, Any]:
         """Calibrate on the camera's newest picture, which should show the empty tray (as
         ``yamscope calibrate`` does on a photo), keep it in ``calibration_path`` and read
         every throw with it from now on; returns its summary. The field of view is the
         configuration's, else the camera's own (a Pi camera module names its lens), else
-        the default. Raises TrayError before the first picture and VisionError when no
+        the default. Raises TrayError before the first picture, DiceInView when the reader
+        sees dice on the new calibration's felt (unless ``anyway``), and VisionError when no
         felt is found: the calibration in use, if any, stays."""
         from vision.calibration import DEFAULT_FIELD_OF_VIEW, calibrate, save
         from vision.recognise import dice_seen
@@ -147,6 +162,8 @@ class TrayWatcher:
         with self._calibrating:
             calibration = calibrate(frame.main, field_of_view=field_of_view)
             seen = dice_seen(frame.main, calibration, self.recogniser.finder)
+            if seen and not anyway:
+                raise DiceInView(seen)
             if self.calibration_path is not None:
                 save(calibration, self.calibration_path)
             self.field_of_view_from = "configuration" if told else "camera" if own else "default"

@@ -136,8 +136,10 @@ _FR_MESSAGES: list[tuple[str, str]] = [
     (r"the tray could not be calibrated: (?P<rest>.+)",
      "la piste n'a pas pu être calibrée : {rest}"),
     (r"no felt found in the middle of the view", "pas de feutre au milieu de l'image"),
-    (r"(?P<n>\d+) dice? in view: take (?:them|it) out of the tray, then calibrate",
-     "{n} dé(s) en vue : sortez-les de la piste, puis calibrez"),
+    (r"1 die in view: take it out of the tray, then calibrate",
+     "1 dé en vue : sortez-le de la piste, puis calibrez"),
+    (r"(?P<n>\d+) dice in view: take them out of the tray, then calibrate",
+     "{n} dés en vue : sortez-les de la piste, puis calibrez"),
     (r"die-face model (?P<v>\S+) \((?P<m>[^)]*)\): reads its (?P<c>\d+) check crops "
      r"differently on this machine.*",
      "modèle de lecture {v} : il lit ses {c} images de contrôle autrement sur cette machine ; "

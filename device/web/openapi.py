@@ -124,7 +124,16 @@ def _schemas(max_players: int) -> dict[str, Any]:
         },
         "Undo": {"type": "object", **closed, "properties": {}},
         "Skip": {"type": "object", **closed, "properties": {}},
-        "Calibrate": {"type": "object", **closed, "properties": {}},
+        "Calibrate": {
+            "type": "object",
+            **closed,
+            "properties": {
+                "anyway": {
+                    "type": "boolean",
+                    "description": "calibrate even with dice in view (409 with dice_seen else)",
+                }
+            },
+        },
         "Entry": {
             "type": "object",
             "properties": {
@@ -299,7 +308,8 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
             "/api/calibrate": {
                 "post": _action(
                     "calibrate the camera on the empty tray it sees now (409: no camera, no "
-                    "picture yet or no felt found; the calibration in use stays)",
+                    "picture yet, no felt found, or dice in view, with their boxes in "
+                    "dice_seen; the calibration in use stays)",
                     "Calibrate",
                 )
             },

@@ -252,3 +252,30 @@ def test_a_computers_turn_is_shown_move_by_move_and_can_be_skipped(
         assert len(server.state()["game"]["recent"]) == 4
     finally:
         server.kill(signal.SIGTERM)
+
+
+def test_the_calibrate_button_asks_when_dice_are_in_view(driver: Any, tray: Server) -> None:
+    viewport(driver, 800, 480)
+    driver.get(tray.url)
+    start_game(driver, "yams", ["Anne"])
+    click(driver, "#btn-throw")
+    wait(driver, lambda d: len(dice(d)) == 5 and suggestions(d), "five dice on the tray")
+    before = tray.state()["camera"]["calibration"]
+    click(driver, "#btn-calibrate")
+    driver.switch_to.alert.accept()  # « the tray must be empty »: yes...
+    wait(driver, lambda d: _alert(d), "the question about the dice in view")
+    question = driver.switch_to.alert.text
+    assert question.startswith("Le lecteur voit 5 dé(s) sur la piste"), question
+    driver.switch_to.alert.dismiss()  # ...but it was not: nothing changes
+    time.sleep(0.5)
+    assert tray.state()["camera"]["calibration"] == before
+
+
+def _alert(driver: Any) -> bool:
+    from selenium.common.exceptions import NoAlertPresentException
+
+    try:
+        driver.switch_to.alert.text  # noqa: B018
+    except NoAlertPresentException:
+        return False
+    return True

@@ -4,6 +4,7 @@ and « Passer »; corrections after an undo; the undo of a correction."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -81,6 +82,38 @@ def test_a_correction_after_an_undo_is_recorded_against_the_dice_on_the_table(
     assert export_corrections(session.store, out) == 1
     assert export_corrections(session.store, out) == 1  # again: the same folder
     assert sorted(p.name for p in out.iterdir()) == [
-        f"{correction['id']:06d}-03.png", "holiday.png", "labels.jsonl"
+        f"{correction['id']:06d}-03.png",
+        "holiday.png",
+        "labels.jsonl",
     ]
     assert (out / "holiday.png").read_bytes() == b"not ours"
+
+
+def test_calibrating_with_dice_in_view_is_refused_unless_asked_anyway(tmp_path: Path) -> None:
+    from device.camera import CameraRunner
+    from device.camera.simulated_source import SimulatedSource
+    from device.table import CalibrationRefused
+    from device.tray import TrayWatcher
+    from vision.recognise import Recogniser
+
+    session = TableSession(Store(tmp_path / "t.db"), cache_dir=tmp_path, advice=False)
+    source = SimulatedSource(size=(640, 480), lores_size=(160, 120), seed=5, realtime=False)
+    kept = tmp_path / "calibration.json"
+    watcher = TrayWatcher(session, CameraRunner(source), Recogniser(None), calibration_path=kept)
+    session.watcher = watcher
+    watcher.start()
+    try:
+        source.throw(3)  # three dice left on the tray
+        end = time.monotonic() + 30
+        while not (source.settled and watcher.detector.state == "idle"):
+            assert time.monotonic() < end, "the dice never came to rest"
+            time.sleep(0.02)
+        with pytest.raises(CalibrationRefused, match=r"3 dice in view: take them out") as refused:
+            session.calibrate()
+        assert len(refused.value.seen) == 3
+        assert not kept.exists() and watcher.status()["calibration"] is None
+        assert session.calibrate(anyway=True)["camera"]["calibration"] is not None
+        assert kept.exists()
+    finally:
+        watcher.stop()
+        session.close()

@@ -483,6 +483,10 @@ def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path)
         # this drawn tray (seed 2) is dim: the page says so in its own language
         assert [p["problem"] for p in calibration["light"]] == ["dark", "uneven"]
         assert "Trop sombre : le feutre est à " in text(driver, "#toast")
+        # and written under the picture, where it stays (a touch screen has no hover)
+        wait(driver, lambda d: "Trop sombre : le feutre est à " in text(d, "#light-advice"),
+             "the light advice under the live picture")  # fmt: skip
+        assert css(driver, "#light-advice")[0].is_displayed()
         assert calibration["tray_share"] < 0.95  # the photo's tray, not the plain lead-in
         # anything the reader takes for a die on the empty tray is said, and only then
         assert ("Le lecteur voit" in text(driver, "#toast")) == bool(calibration["dice_seen"])

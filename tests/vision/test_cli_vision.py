@@ -110,3 +110,23 @@ def test_calibrate_is_told_the_cameras_field_of_view(tmp_path: Path) -> None:
         assert wrong.returncode == 2
         assert "not a camera's" in wrong.stderr and "Traceback" not in wrong.stderr
     assert json.loads(out.read_text(encoding="utf-8"))["field_of_view"] == 102  # kept
+
+
+def test_calibrate_never_silently_replaces_the_appliances_calibration(tmp_path: Path) -> None:
+    image = tmp_path / "empty.png"
+    cv2.imwrite(str(image), felt(seed=3))
+    data = tmp_path / "data"
+    live = data / "calibration.json"
+    data.mkdir()
+    live.write_text("the table's own", encoding="utf-8")
+    refused = run("calibrate", str(image), data=data)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "--force" in refused.stderr and "--out" in refused.stderr
+    assert live.read_text(encoding="utf-8") == "the table's own"
+    assert not (data / "calibration.png").exists()
+    other = run("calibrate", str(image), "--out", str(tmp_path / "other.json"), data=data)
+    assert other.returncode == 0, other.stderr
+    assert live.read_text(encoding="utf-8") == "the table's own"
+    forced = run("calibrate", str(image), "--force", data=data)
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(live.read_text(encoding="utf-8"))["format"] == "yamscope-calibration"

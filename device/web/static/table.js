@@ -43,6 +43,7 @@ const WORDS = {
     fov_camera: "dit par la caméra", fov_configuration: "réglage", fov_default: "par défaut",
     fov_file: "fichier de calibration",
     calibration_done: "Piste calibrée.", light_good: "Lumière bonne.",
+    calibrate_anyway: "Le lecteur voit {0} dé(s) sur la piste : sortez-les d'abord. Calibrer quand même (si ce ne sont pas des dés) ?",
     confirm_calibrate: "Calibrer sur ce que la caméra voit maintenant ? La piste doit être vide.",
     lens_too_wide: "Objectif plus large que ceux appris (75° au plus) : les dés près du bord seront moins bien lus.",
     dice_seen: "Le lecteur voit {0} dé(s) sur cette image : si la piste était vide, quelque chose y ressemble à un dé et sera lu en jeu (le couvrir ou déplacer la lampe, puis recalibrer).",
@@ -86,6 +87,7 @@ const WORDS = {
     fov_camera: "told by the camera", fov_configuration: "setting", fov_default: "default",
     fov_file: "calibration file",
     calibration_done: "Tray calibrated.", light_good: "Light is good.",
+    calibrate_anyway: "The reader sees {0} dice on the tray: take them out first. Calibrate anyway (if they are not dice)?",
     confirm_calibrate: "Calibrate on what the camera sees now? The tray must be empty.",
     lens_too_wide: "A lens wider than the models learned (75° at most): dice near the wall will be read less well.",
     dice_seen: "The reader sees {0} dice in this picture: if the tray was empty, something there looks like a die and will be read in play (cover it or move the lamp, then calibrate again).",
@@ -172,7 +174,8 @@ function apply(next) {
 }
 
 // -- requests --------------------------------------------------------------------------------
-async function post(path, body) {
+// ``ask``: called with a refusal's body; true when it was handled there (no toast).
+async function post(path, body, ask = null) {
   const headers = { "Content-Type": "application/json", "X-Yamscope-Token": boot.token };
   if (boot.pin && pin) headers["X-Yamscope-Pin"] = pin;
   let response;
@@ -194,7 +197,7 @@ async function post(path, body) {
     askPin();
     return null;
   }
-  toast(said(data, "error") || response.statusText);
+  if (!(ask && ask(data))) toast(said(data, "error") || response.statusText);
   return null;
 }
 
@@ -294,18 +297,28 @@ function renderCalibration(calibration) {
   const text = $("calibration-text");
   if (!calibration) {
     text.textContent = t("not_calibrated");
-    text.title = "";
+    $("light-advice").hidden = true;
     return;
   }
   text.textContent = t("calibrated", num(calibration.field_of_view, 1),
     t(`fov_${calibration.field_of_view_from}`), Math.round(calibration.die_side))
     + calibrationWarnings(calibration);
-  text.title = lightAdvice(calibration).join("\n");
+  // written out, not in a tooltip: a touch screen has no hover
+  const advice = lightAdvice(calibration);
+  $("light-advice").replaceChildren(...advice.map((line) => el("li", { text: line })));
+  $("light-advice").hidden = !advice.length;
 }
 
 async function calibrate() {
   if (!window.confirm(t("confirm_calibrate"))) return;
-  const result = await post("/api/calibrate", {});
+  let again = false;
+  const inView = (data) => {
+    if (!Array.isArray(data.dice_seen)) return false;
+    again = window.confirm(t("calibrate_anyway", data.dice_seen.length));
+    return true;
+  };
+  let result = await post("/api/calibrate", {}, inView);
+  if (!result && again) result = await post("/api/calibrate", { anyway: true });
   const calibration = result && result.camera && result.camera.calibration;
   if (!calibration) return;
   const advice = calibration.light.length ? lightAdvice(calibration).join(" ") : t("light_good");
