@@ -17,7 +17,7 @@ import random
 import resource
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,10 +130,13 @@ def run_appliance(
     size: tuple[int, int] = STANDARD_SIZE,
     seed: int = 0,
     timeout: float = 15.0,
+    progress: Callable[[str], None] | None = None,
 ) -> ApplianceRun:
     """A table session and tray watcher on the simulated tray (real-time frames at ``size``):
     ``idle_seconds`` of watching the empty tray, then ``throws`` throws of Yams impossible,
-    each waited for up to ``timeout`` seconds."""
+    each waited for up to ``timeout`` seconds. ``progress`` is told what runs now (the whole
+    run takes a minute: a bench that says nothing meanwhile looks hung)."""
+    say = progress or (lambda line: None)
     from device.camera import CameraRunner
     from device.camera.simulated_source import SimulatedSource, calibrate_tray
     from device.store import Store
@@ -151,8 +154,11 @@ def run_appliance(
         session.new_game("impossible", None, ["Bench"])
         watcher.start()
         try:
+            say(f"appliance: watching the empty tray for {idle_seconds:g} s (idle CPU)…")
             cpu = _idle_cpu(watcher, idle_seconds)
-            latencies, reading_ms, refused, lost = _throws(session, recogniser, throws, timeout)
+            latencies, reading_ms, refused, lost = _throws(
+                session, recogniser, throws, timeout, say
+            )
         finally:
             watcher.stop()
             session.close()
@@ -174,14 +180,19 @@ def _idle_cpu(watcher: Any, seconds: float) -> float:
 
 
 def _throws(
-    session: Any, recogniser: _TimedRecogniser, throws: int, timeout: float
+    session: Any,
+    recogniser: _TimedRecogniser,
+    throws: int,
+    timeout: float,
+    say: Callable[[str], None],
 ) -> tuple[list[float], list[float], int, int]:
     latencies: list[float] = []
     reading_ms: list[float] = []
     refused = lost = 0
     listener = session.add_listener()
     try:
-        for _ in range(throws):
+        for n in range(throws):
+            say(f"appliance: throw {n + 1} of {throws} on the simulated tray…")
             game = session.state()["game"]
             if not game["can_throw"]:
                 session.new_game("impossible", None, ["Bench"])
