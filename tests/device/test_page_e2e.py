@@ -279,3 +279,103 @@ def _alert(driver: Any) -> bool:
     except NoAlertPresentException:
         return False
     return True
+
+
+# Every control a finger may need on screen now: its size (a checkbox counts with its label).
+TARGETS = """
+const out = [];
+for (const e of document.querySelectorAll('button, select, input, summary')) {
+  const box = e.type === 'checkbox' ? e.closest('label') : e;
+  const r = box.getBoundingClientRect();
+  if (!r.width || !r.height || getComputedStyle(e).visibility === 'hidden') continue;
+  out.push([e.id || e.className || e.textContent.trim().slice(0, 20), r.width, r.height]);
+}
+return out;
+"""
+
+
+def small_targets(driver: Any) -> list[tuple[str, int, int]]:
+    return [(n, round(w), round(h)) for n, w, h in read(driver, TARGETS) if w < 44 or h < 44]
+
+
+def luminance(rgb: str) -> float:
+    channels = [int(c) / 255 for c in re.findall(r"\d+", rgb)[:3]]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(driver: Any, selector: str) -> float:
+    """WCAG contrast of an element's text on its own background."""
+    fg, bg = read(
+        driver,
+        "const s = getComputedStyle(document.querySelector(arguments[0]));"
+        "return [s.color, s.backgroundColor]",
+        selector,
+    )
+    hi, lo = sorted((luminance(fg), luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+LUCKY = ["7r", "7r", "7r", "7r", "7r", "7w", "7w", "7w", "7w", "7w"]
+
+
+def test_the_camera_badge_reads_and_every_control_takes_a_finger(driver: Any, tray: Server) -> None:
+    viewport(driver, 390, 844)
+    driver.get(tray.url)
+    start_game(driver, "impossible", ["Anne", "Bruno"])
+    wait(driver, lambda d: text(d, "#cam"), "the camera badge")
+    assert contrast(driver, "#cam") >= 4.5, "the camera badge"
+    click(driver, "#btn-throw")
+    # the throw is being read: said at once, gone with the dice read
+    assert css(driver, "#reading")[0].is_displayed()
+    assert "Lecture des dés" in text(driver, "#reading")
+    wait(driver, lambda d: len(dice(d)) == 10 and suggestions(d), "the throw read")
+    wait(driver, lambda d: not css(d, "#reading")[0].is_displayed(), "the indicator gone")
+    for size in ((390, 844), (800, 480)):
+        viewport(driver, *size)
+        assert small_targets(driver) == [], size
+        click(driver, "#btn-new")
+        Select(css(driver, "#new-rules")[0]).select_by_value("yams")
+        click(driver, "#new-options-box summary")  # the options, open
+        assert small_targets(driver) == [], ("new game", size)
+        click(driver, "#btn-new-cancel")
+        click(driver, "#btn-correct")
+        click(driver, '#dice .die[data-index="0"]')
+        wait(driver, lambda d: css(d, "#dlg-die[open]"), "the die editor")
+        assert small_targets(driver) == [], ("die editor", size)
+        click(driver, "#btn-die-cancel")
+
+
+def test_cameroun_fits_a_phone_and_the_advised_entry_is_marked(driver: Any, tmp_path: Path) -> None:
+    from test_web_e2e import _token
+
+    server = Server(tmp_path, advice=True)
+    server.start()
+    try:
+        viewport(driver, 390, 844)
+        driver.get(server.url)
+        names = ["Anne-Charlotte", "Bruno", "Chloé", "Dominique", "Emile", "Fanny"]
+        server.post(_token(driver), "/api/games", {"rules": "cameroun", "players": names})
+        driver.refresh()
+        click(driver, "#btn-throw")
+        wait(driver, lambda d: suggestions(d), "Cameroun's entries")
+        sheet = read(
+            driver,
+            "const s = document.querySelector('.sheet-scroll');"
+            "return [s.scrollWidth, s.clientWidth]",
+        )
+        assert sheet[0] <= sheet[1], sheet  # all ten columns and the total, no sideways scroll
+
+        server.post(_token(driver), "/api/games", {"rules": "impossible", "players": ["Anne"]})
+        server.post(_token(driver), "/api/throw", {"dice": LUCKY})
+        driver.refresh()
+        wait(driver, lambda d: "inscrire en" in text(d, "#advice"), "the advice to write")
+        marked = read(
+            driver,
+            "return [...document.querySelectorAll('#suggestions .sugg.advised')]"
+            ".map(e => [e.dataset.box, e.innerText])",
+        )
+        assert len(marked) == 1 and marked[0][0] == "yams_impossible", marked
+        assert "conseillé" in marked[0][1].lower()
+    finally:
+        server.kill(signal.SIGTERM)

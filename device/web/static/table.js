@@ -36,7 +36,7 @@ const WORDS = {
     tray_waiting: "Lancez les dés dans la piste : la caméra les lit.",
     unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez « ✎ Corriger » puis le dé.",
     correct: "✎ Corriger", correct_which: "✎ Touchez le dé",
-    skip: "Passer ⏭", computer_photo: "Le jet de {0} sur la piste",
+    skip: "Passer ⏭", reading: "Lecture des dés…", computer_photo: "Le jet de {0} sur la piste",
     calibrate: "Calibrer (piste vide)",
     not_calibrated: "Piste non calibrée : videz-la, puis touchez « Calibrer ».",
     calibrated: "Calibrée : caméra de {0}° ({1}), dés de {2} px.",
@@ -80,7 +80,7 @@ const WORDS = {
     tray_waiting: "Throw the dice in the tray: the camera reads them.",
     unsure: "check", check_dice: "Check the marked dice: tap “✎ Correct”, then the die.",
     correct: "✎ Correct", correct_which: "✎ Tap the die",
-    skip: "Skip ⏭", computer_photo: "{0}'s throw on the tray",
+    skip: "Skip ⏭", reading: "Reading the dice…", computer_photo: "{0}'s throw on the tray",
     calibrate: "Calibrate (empty tray)",
     not_calibrated: "Tray not calibrated: empty it, then tap “Calibrate”.",
     calibrated: "Calibrated: camera of {0}° ({1}), dice of {2} px.",
@@ -157,7 +157,10 @@ let keepFor = null;
 // server's older list until the last tap is answered (else taps a second apart undo each other).
 let keepWanted = null;
 let keepSending = false;
-let correcting = false; // « ✎ Corriger » pressed: the next die tapped opens its editor
+let correcting = false;
+// « Lancer » tapped on a camera table: the moment it was tapped in, until the dice are read
+let readingFor = null;
+let readingTimer = null; // « ✎ Corriger » pressed: the next die tapped opens its editor
 let showAll = false;
 let pin = sessionStorage.getItem("yamscope.pin");
 let pending = null; // a request waiting for the PIN
@@ -497,6 +500,7 @@ function renderActions(game) {
   const announce = $("btn-announce");
   announce.hidden = !game.announceable.length;
   announce.textContent = t("announce", tr(game, "announced_throw") || "");
+  renderReading(game);
   const correct = $("btn-correct");
   correct.hidden = !game.dice || !game.human_turn || game.finished;
   correct.setAttribute("aria-pressed", correcting ? "true" : "false");
@@ -536,6 +540,31 @@ function renderAdvice(game) {
   );
 }
 
+// After « Lancer » on a camera table the dice roll, settle and are read: say so meanwhile.
+function moment(game) {
+  return [state.instance, game.id, game.turn, game.throw].join(":");
+}
+
+function renderReading(game) {
+  const camera = state.camera;
+  if (readingFor && (readingFor !== moment(game) || (camera && camera.message))) stopReading();
+  $("reading").hidden = !readingFor;
+  $("reading").textContent = t("reading");
+}
+
+function startReading() {
+  if (!state.camera || !state.game) return;
+  readingFor = moment(state.game);
+  clearTimeout(readingTimer);
+  readingTimer = setTimeout(() => { stopReading(); render(); }, 20000); // never for ever
+  render();
+}
+
+function stopReading() {
+  readingFor = null;
+  clearTimeout(readingTimer);
+}
+
 // A computer's turn: its throw drawn on the tray, where the tray can be drawn.
 function renderPhoto(game) {
   const figure = $("throw-photo");
@@ -561,15 +590,19 @@ function renderSuggestions(game) {
     hint.textContent = t("must_throw");
   }
   const humanTurn = game.human_turn && !game.finished;
+  const best = state.advice && state.advice.best;
+  const advised = best && best.action === "write" ? best.box : null;
   list.replaceChildren(...shown.map((entry) => el("li", {},
     el("button", {
       type: "button",
-      class: `sugg${entry.points === 0 ? " zero" : ""}${entry.points < 0 ? " negative" : ""}`,
+      class: `sugg${entry.points === 0 ? " zero" : ""}${entry.points < 0 ? " negative" : ""}`
+        + (entry.box === advised ? " advised" : ""),
       "data-box": entry.box,
       disabled: !humanTurn,
       onclick: () => post("/api/score", { box: entry.box }),
     },
-    el("span", { class: "sugg-label", text: tr(entry, "label") }),
+    el("span", { class: "sugg-label" }, tr(entry, "label"),
+      entry.box === advised ? el("span", { class: "advised-tag", text: t("advised") }) : null),
     el("span", { class: "sugg-points", text: entry.bonus ? `${num(entry.points, 0)} +${entry.bonus}` : num(entry.points, 0) }),
     el("span", { class: "sugg-why", text: tr(entry, "why") }),
     entry.multipliers.length
@@ -824,7 +857,10 @@ async function startGame(event) {
 
 // -- wiring -----------------------------------------------------------------------------------
 function wire() {
-  $("btn-throw").addEventListener("click", () => post("/api/throw", { keep: sorted(keep) }));
+  $("btn-throw").addEventListener("click", async () => {
+    startReading();
+    if (!(await post("/api/throw", { keep: sorted(keep) }))) { stopReading(); render(); }
+  });
   $("btn-undo").addEventListener("click", () => post("/api/undo", {}));
   $("btn-new").addEventListener("click", openNewGame);
   $("btn-start").addEventListener("click", openNewGame);
