@@ -221,6 +221,11 @@ class Storage(Section):
         description="Keep the photo each throw was read from, to check a reading later and "
         "to improve the model (about 100 KB a throw).",
     )
+    photo_budget_mb: Annotated[int, _range(1, 1_000_000)] = Field(
+        500,
+        description="Megabytes the throws' photos may take in the records; past it the "
+        "oldest photos are dropped (never a throw, an entry or a correction).",
+    )
 
     @field_validator("data_dir", mode="after")
     @classmethod

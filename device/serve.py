@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from device import memory
 from device.camera.frames import CameraError
 from device.config import CameraSource, Config, ConfigError, Server, parse_camera_source, problems
 from device.table import TableSession
@@ -112,8 +113,9 @@ def serve(
     from device.web import create_app
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    memory.limit_arenas()
     host, port, pin = server_settings.host, server_settings.port, server_settings.pin
-    store = Store(data)
+    store = Store(data, photo_budget=config.storage.photo_budget_mb * 2**20)
     session = TableSession(
         store,
         advice=advice,
@@ -122,6 +124,7 @@ def serve(
     )
     try:
         watcher = start_tray(session, config, camera or CameraSource("none"), data)
+        memory.trim()  # the models' loading and a calibration freed more than they keep
     except (CameraError, VisionError) as exc:
         session.close()
         print(f"yamscope: {exc}", file=sys.stderr)

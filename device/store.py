@@ -101,8 +101,11 @@ class Store:
     statements together: without it, one thread's COMMIT would end another's transaction.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, photo_budget: int | None = None) -> None:
+        """``photo_budget``: bytes the throws' photos may take together (None: no limit);
+        past it the oldest photos go, never a throw, an entry or a correction."""
         self.path = Path(path)
+        self.photo_budget = photo_budget
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         try:
@@ -213,6 +216,8 @@ class Store:
             event = game.events[-1]
             self._insert_event(db, game_id, stored, event, now)
             self._insert_record(db, game_id, stored, event, game, now, snapshot, crops)
+            if snapshot is not None and event["type"] == "throw":
+                self._trim_photos(db)
             db.execute(
                 "UPDATE games SET updated = ?, finished = ?, players = ? WHERE id = ?",
                 (now, int(game.finished), json.dumps(game.players), game_id),
@@ -262,6 +267,29 @@ class Store:
                     "INSERT INTO crops (correction_id, die, label, image) VALUES (?, ?, ?, ?)",
                     (cur.lastrowid, die, labels[die], image),
                 )
+
+    def _trim_photos(self, db: sqlite3.Connection) -> None:
+        """Keep the photos within the budget: the oldest go first, the newest always stays.
+        Why photos only: a throw's dice and every entry are the game; its photo is evidence
+        kept for checking a reading, worth less the older it is (360 KB a camera throw)."""
+        if self.photo_budget is None:
+            return
+        rows = db.execute(
+            "SELECT id, length(snapshot) FROM throws WHERE snapshot IS NOT NULL ORDER BY id"
+        ).fetchall()
+        total = sum(size for _, size in rows)
+        drop = []
+        for throw_id, size in rows[:-1]:
+            if total <= self.photo_budget:
+                break
+            drop.append((throw_id,))
+            total -= size
+        db.executemany("UPDATE throws SET snapshot = NULL WHERE id = ?", drop)
+
+    def photo_bytes(self) -> int:
+        """What the throws' photos take now."""
+        row = self._one("SELECT COALESCE(SUM(length(snapshot)), 0) FROM throws")
+        return int(row[0]) if row else 0
 
     def events(self, game_id: int) -> list[dict[str, Any]]:
         rows = self._all("SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,))

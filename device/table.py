@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
+from device import memory
 from device.merge import place_reading
 from device.store import Store
 from device.table_state import computer_kind, computer_names, game_state
@@ -520,6 +521,7 @@ class TableSession:
                     self._give_up(job[0], job[1], str(exc))
                 finally:
                     self._working = False
+                    memory.trim()  # an advisor's turn frees tens of MB of tables
 
     def _give_up(self, job: str, key: tuple[int, int], why: str) -> None:
         """Mark a job that failed as done, so the worker does not retry it in a loop."""

@@ -58,6 +58,7 @@ class DiceInView(TrayError):
 
 
 LIVE_WATCHED_S = 5.0  # a live picture is encoded while someone asked for one this recently
+LIVE_STILL_FACTOR = 5  # while the tray lies still, the live picture is encoded 5x less often
 # Crops kept for corrections: cut by the model's own rule (vision.faces), in colour and
 # larger than any model input so far, so that a later model can still learn from them.
 CROP_PX = 96
@@ -107,6 +108,7 @@ class TrayWatcher:
         self._live_at = 0.0
         self._watched_at = 0.0
         self._overlay: Reading | None = None
+        self._live_overlay: Reading | None = None  # the reading drawn on the live picture
         # the reader's reason to flag every die, else what went wrong with the last throw
         self._message: str | None = recogniser.distrust
         self._reading_ms: float | None = None
@@ -316,17 +318,22 @@ class TrayWatcher:
             log.info("tray: %s", message)
 
     def _encode_live(self, frame: Frame) -> None:
+        """The live picture, while watched: at its pace while dice move, every few seconds
+        while the tray lies still (the same picture again costs an encode for nothing),
+        and at once when the dice read are to be drawn on it."""
         now = time.monotonic()
+        still = self.detector.state == "idle"
         with self._lock:
-            due = now - self._live_at >= self.live_interval
-            watched = now - self._watched_at <= LIVE_WATCHED_S
             reading = self._overlay
+            pace = self.live_interval * (LIVE_STILL_FACTOR if still else 1)
+            due = now - self._live_at >= pace or reading is not self._live_overlay
+            watched = now - self._watched_at <= LIVE_WATCHED_S
         if not (due and watched):
             return
         picture = draw(frame.main, reading) if reading is not None else frame.main
         encoded = _jpeg(_fit(picture, 960), 70)
         with self._lock:
-            self._live, self._live_at = encoded, now
+            self._live, self._live_at, self._live_overlay = encoded, now, reading
 
     def _publish_status(self) -> None:
         """Tell the session when what the page shows of the camera changed (not for every
