@@ -49,6 +49,13 @@ SECTION_LABELS = {
 # The paper sheet of seed 001 has no section headings; Yams impossible's has five tables.
 HEADINGS = {"impossible"}
 SHARED_COLUMNS = {"cameroun"}
+# The bonus of the upper boxes: (the total it is counted on, the row that shows it, the points
+# it needs), per rulebook; the page says how many points each player still needs.
+UPPER_BONUS = {
+    "yams": ("haut", "prime", 63),
+    "yahtzee": ("haut", "prime", 63),
+    "impossible": ("chiffres", "bonus", 330),
+}
 
 
 def computer_kind(name: str) -> str | None:
@@ -174,11 +181,33 @@ def _total_row(key: str, label: str) -> dict[str, Any]:
     return {"kind": "total", "key": key, "label": label, "label_en": english(label)}
 
 
+def _bonus_needed(game: Game, i: int, totals: Mapping[str, int]) -> int | None:
+    """Points player ``i`` still needs for the upper bonus; None once made, when it can no
+    longer be made (its boxes all written), or in a rulebook without one."""
+    rule = UPPER_BONUS.get(game.rulebook.id)
+    if rule is None:
+        return None
+    total, _row, threshold = rule
+    boxes = [b.id for b in game.rulebook.boxes if b.id.isdigit()]
+    left = [b for b in boxes if b not in game.table.sheets[i].cells]
+    needed = threshold - totals[total]
+    return needed if needed > 0 and left else None
+
+
+def rounds(game: Game) -> int | None:
+    """Turns each player plays in a game of these rules (None: no fixed number)."""
+    if game.rulebook.id in SHARED_COLUMNS:
+        return int(getattr(game.rulebook.options, "turns", 0)) or None
+    return len(game.rulebook.boxes)
+
+
 def _sheets(game: Game) -> list[dict[str, Any]]:
     out = []
     for i, sheet in enumerate(game.table.sheets):
+        points = {t.key: t.points for t in game.totals(i)}
         out.append(
             {
+                "bonus_needed": _bonus_needed(game, i, points),
                 "player": sheet.player,
                 "computer": computer_kind(sheet.player),
                 "cells": {b.id: sheet.cells.get(b.id) for b in game.rulebook.boxes},
@@ -280,6 +309,10 @@ def game_state(game: Game, game_id: int) -> dict[str, Any]:
         "player": player,
         "human_turn": human,
         "turn": game.turn,
+        # the current player's turn of how many (« tour 5/13 »)
+        "round": None if finished else game.table.sheets[game.current].turns + 1,
+        "rounds": rounds(game),
+        "bonus_row": (UPPER_BONUS.get(rb.id) or (None, None))[1],
         "throw": game.throw_no,
         "dice": [die_json(d, i in kept) for i, d in enumerate(game.dice)] if game.dice else None,
         "announced": game.announced,

@@ -379,3 +379,52 @@ def test_cameroun_fits_a_phone_and_the_advised_entry_is_marked(driver: Any, tmp_
         assert "conseillé" in marked[0][1].lower()
     finally:
         server.kill(signal.SIGTERM)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Server]:
+    """``yamscope serve`` without a camera: « Lancer » draws the dice at once."""
+    s = Server(tmp_path)
+    s.start()
+    yield s
+    if s.process is not None and s.process.poll() is None:
+        s.kill(signal.SIGTERM)
+
+
+def test_the_turn_counter_the_bonus_still_needed_undo_said_and_replay(
+    driver: Any, server: Server
+) -> None:
+    from test_web_e2e import _token
+
+    viewport(driver, 800, 480)
+    driver.get(server.url)
+    token = _token(driver)
+    server.post(token, "/api/games", {"rules": "yams", "players": ["Anne", "Bruno"]})
+    driver.refresh()
+    wait(driver, lambda d: "tour 1/13" in text(d, "#turn"), "the turn counter")
+    server.post(token, "/api/throw", {"dice": ["6", "6", "6", "1", "2"]})
+    server.post(token, "/api/score", {"box": "6"})
+    wait(driver, lambda d: text(d, "#turn").startswith("Au tour de Bruno"), "Bruno's turn")
+    assert "tour 1/13" in text(driver, "#turn")  # Bruno's first turn
+    prime = "return [...document.querySelectorAll('#sheet tr.prime td')].map(c => c.innerText)"
+    assert read(driver, prime) == ["encore 45", "encore 63"]  # 63 for the prime, less 18
+
+    click(driver, "#btn-undo")
+    wait(driver, lambda d: "Annulé : Anne, Six (18)." in text(d, "#toast"), "what undo took back")
+    assert text(driver, "#turn").startswith("Au tour d'Anne")
+
+    options = {"turns": 1}
+    server.post(token, "/api/games", {"rules": "cameroun", "options": options,
+                                      "players": ["Anne", "Bruno"]})  # fmt: skip
+    driver.refresh()
+    for _ in range(2):  # one turn each, and the game is over
+        click(driver, "#btn-throw")
+        wait(driver, lambda d: suggestions(d), "the entries")
+        click(driver, "#suggestions .sugg")
+        time.sleep(0.3)
+    wait(driver, lambda d: css(d, "#btn-replay"), "« Rejouer » in the winner's banner")
+    click(driver, "#btn-replay")
+    wait(driver, lambda d: "tour 1/1" in text(d, "#turn"), "the new game")
+    game = server.state()["game"]
+    assert [p["name"] for p in game["players"]] == ["Anne", "Bruno"]
+    assert game["options"]["turns"] == 1 and game["recent"] == [] and not game["finished"]

@@ -36,7 +36,10 @@ const WORDS = {
     tray_waiting: "Lancez les dés dans la piste : la caméra les lit.",
     unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez « ✎ Corriger » puis le dé.",
     correct: "✎ Corriger", correct_which: "✎ Touchez le dé",
-    skip: "Passer ⏭", reading: "Lecture des dés…", computer_photo: "Le jet de {0} sur la piste",
+    skip: "Passer ⏭", reading: "Lecture des dés…",
+    round: "tour {0}/{1}", round_open: "tour {0}", bonus_needed: "encore {0}",
+    bonus_needed_title: "points encore à faire dans le haut pour la prime", replay: "Rejouer",
+    undone: "Annulé : {0}.", undone_computers: "{0} et {1} coup(s) de l'ordinateur", computer_photo: "Le jet de {0} sur la piste",
     calibrate: "Calibrer (piste vide)",
     not_calibrated: "Piste non calibrée : videz-la, puis touchez « Calibrer ».",
     calibrated: "Calibrée : caméra de {0}° ({1}), dés de {2} px.",
@@ -80,7 +83,10 @@ const WORDS = {
     tray_waiting: "Throw the dice in the tray: the camera reads them.",
     unsure: "check", check_dice: "Check the marked dice: tap “✎ Correct”, then the die.",
     correct: "✎ Correct", correct_which: "✎ Tap the die",
-    skip: "Skip ⏭", reading: "Reading the dice…", computer_photo: "{0}'s throw on the tray",
+    skip: "Skip ⏭", reading: "Reading the dice…",
+    round: "turn {0}/{1}", round_open: "turn {0}", bonus_needed: "{0} to go",
+    bonus_needed_title: "points still to make in the upper boxes for the bonus", replay: "Play again",
+    undone: "Undone: {0}.", undone_computers: "{0} and {1} computer turn(s)", computer_photo: "{0}'s throw on the tray",
     calibrate: "Calibrate (empty tray)",
     not_calibrated: "Tray not calibrated: empty it, then tap “Calibrate”.",
     calibrated: "Calibrated: camera of {0}° ({1}), dice of {2} px.",
@@ -385,6 +391,9 @@ function renderBanner(game) {
   banner.hidden = !text;
   banner.textContent = text || "";
   banner.className = `banner ${kind}`;
+  if (game.finished) {
+    banner.append(" ", el("button", { type: "button", id: "btn-replay", class: "primary", text: t("replay"), onclick: replay }));
+  }
 }
 
 function label(game, box) {
@@ -401,6 +410,7 @@ function renderTurn(game) {
   }
   const who = game.human_turn ? t("turn_of", whose(game.player)) : t("computer_plays", game.player);
   const parts = [who];
+  if (game.round) parts.push(game.rounds ? t("round", game.round, game.rounds) : t("round_open", game.round));
   if (game.throw) parts.push(t("throw_no", game.throw, game.max_throws));
   else if (game.human_turn) parts.push(t("first_throw"));
   turn.textContent = parts.join(" — ");
@@ -663,7 +673,14 @@ function renderRows(game, table) {
     }
     if (row.kind === "total") {
       return el("tr", { class: `total ${row.key}` }, el("th", { scope: "row", text: tr(row, "label") }),
-        game.sheets.map((s) => el("td", { text: cellText(s.totals.find((x) => x.key === row.key)?.points, "0") })));
+        game.sheets.map((s) => {
+          const points = s.totals.find((x) => x.key === row.key)?.points;
+          if (row.key === game.bonus_row && s.bonus_needed) {
+            return el("td", { class: "bonus-needed", title: t("bonus_needed_title") },
+              el("small", { text: t("bonus_needed", num(s.bonus_needed, 0)) }));
+          }
+          return el("td", { text: cellText(points, "0") });
+        }));
     }
     return el("tr", { class: "box", "data-box": row.id }, el("th", { scope: "row", text: tr(row, "label") }),
       game.sheets.map((s, i) => {
@@ -855,13 +872,33 @@ async function startGame(event) {
   if (result) $("dlg-new").close();
 }
 
+// Undo says what it took back: the human entry, and the computers' entries after it.
+async function undo() {
+  const before = state.game;
+  const result = await post("/api/undo", {});
+  if (!result || !result.game || !before) return;
+  const gone = before.recent.filter((r) => r.turn >= result.game.turn);
+  const human = gone.filter((r) => !isComputer(before, r.player));
+  const said = human.map((r) => `${r.player}, ${tr(r, "label")} (${num(r.points, 0)})`).join(", ");
+  const computers = gone.length - human.length;
+  toast(t("undone", computers ? t("undone_computers", said, computers) : said));
+}
+
+// « Rejouer »: the same rules, options and players, a new sheet.
+function replay() {
+  const game = state.game;
+  post("/api/games", {
+    rules: game.rules, options: game.options, players: game.players.map((p) => p.computer || p.name),
+  });
+}
+
 // -- wiring -----------------------------------------------------------------------------------
 function wire() {
   $("btn-throw").addEventListener("click", async () => {
     startReading();
     if (!(await post("/api/throw", { keep: sorted(keep) }))) { stopReading(); render(); }
   });
-  $("btn-undo").addEventListener("click", () => post("/api/undo", {}));
+  $("btn-undo").addEventListener("click", undo);
   $("btn-new").addEventListener("click", openNewGame);
   $("btn-start").addEventListener("click", openNewGame);
   $("btn-announce").addEventListener("click", openAnnounce);
