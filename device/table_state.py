@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from device.rules_text import rules_text
 from device.words import english, option_words, with_english
 from scoring.dice import Die
 from scoring.entries import Entry, RulesError
@@ -132,6 +133,7 @@ def rules_catalog() -> list[dict[str, Any]]:
             "max_throws": cls.max_throws,
             "announced_throw": cls.announced_throw,
             "options": options_catalog(cls),
+            "text": rules_text(rid),
         }
         for rid, cls in RULEBOOKS.items()
     ]

@@ -884,6 +884,17 @@ async function undo() {
   toast(t("undone", computers ? t("undone_computers", said, computers) : said));
 }
 
+// « Règles »: what the rules of the game on the table (else of a new game) say, in short.
+function openRules() {
+  const rules = rulesById(state.game ? state.game.rules : boot.default_rules);
+  $("rules-title").textContent = tr(rules, "name");
+  $("rules-summary").replaceChildren(...rules.text.summary[lang].map((line) => el("li", { text: line })));
+  $("rules-points").replaceChildren(...rules.text.points.map((p) => el("tr", {},
+    el("th", { scope: "row", text: tr(p, "label") }), el("td", { text: num(p.points, 0) }))));
+  $("rules-points").hidden = !rules.text.points.length;
+  $("dlg-rules").showModal();
+}
+
 // « Rejouer »: the same rules, options and players, a new sheet.
 function replay() {
   const game = state.game;
@@ -900,6 +911,7 @@ function wire() {
   });
   $("btn-undo").addEventListener("click", undo);
   $("btn-new").addEventListener("click", openNewGame);
+  $("btn-rules").addEventListener("click", openRules);
   $("btn-start").addEventListener("click", openNewGame);
   $("btn-announce").addEventListener("click", openAnnounce);
   $("btn-skip").addEventListener("click", () => post("/api/skip", {}));
