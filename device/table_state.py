@@ -22,7 +22,12 @@ from scoring.rulebooks import RULEBOOKS, Rulebook
 
 COMPUTER_KINDS = ("facile", "difficile")
 COMPUTER_PREFIX = "Ordi"
-_COMPUTER_NAME = re.compile(rf"^{COMPUTER_PREFIX} ({'|'.join(COMPUTER_KINDS)})(?: (\d+))?$", re.I)
+_KINDS = "|".join(COMPUTER_KINDS)
+_COMPUTER_NAME = re.compile(rf"^{COMPUTER_PREFIX} ({_KINDS})(?: (\d+))?$", re.I)
+# a computer the table named: « Rita (ordi facile) »
+_NAMED_COMPUTER = re.compile(rf"^(.+) \({COMPUTER_PREFIX} ({_KINDS})\)$", re.I)
+# how the new-game form asks for one: "facile:Rita"
+_NAMING = re.compile(rf"^({_KINDS}):(.+)$", re.I)
 RECENT = 8  # entries shown in the "last turns" list
 
 # Which totals close which section, per rulebook (anything not listed goes at the bottom).
@@ -67,14 +72,29 @@ def computer_kind(name: str) -> str | None:
     reserved (humans cannot take them), so the name alone is unambiguous.
     """
     match = _COMPUTER_NAME.match(name)
-    return match.group(1).lower() if match else None
+    if match:
+        return match.group(1).lower()
+    named = _NAMED_COMPUTER.match(name)
+    return named.group(2).lower() if named else None
+
+
+def computer_alias(name: str) -> str | None:
+    """The name the table gave a computer player (« Rita »), None for any other player."""
+    named = _NAMED_COMPUTER.match(name)
+    return named.group(1) if named else None
 
 
 def computer_names(players: list[str]) -> list[str]:
-    """Player names for a new game: computer kinds become « Ordi facile », « Ordi facile 2 »."""
+    """Player names for a new game: computer kinds become « Ordi facile », « Ordi facile 2 »,
+    and a named one ("facile:Rita") « Rita (ordi facile) »."""
     out: list[str] = []
     seen: dict[str, int] = {}
     for p in players:
+        naming = _NAMING.match(p.strip())
+        if naming:
+            kind, alias = naming.group(1).lower(), " ".join(naming.group(2).split())
+            out.append(f"{alias} ({COMPUTER_PREFIX.lower()} {kind})")
+            continue
         kind = p.strip().lower()
         if kind not in COMPUTER_KINDS:
             if computer_kind(p.strip()):
@@ -306,7 +326,10 @@ def game_state(game: Game, game_id: int) -> dict[str, Any]:
         "max_throws": rb.max_throws,
         "announced_throw": rb.announced_throw,
         "announced_throw_en": english(rb.announced_throw) if rb.announced_throw else None,
-        "players": [{"name": p, "computer": computer_kind(p)} for p in game.players],
+        "players": [
+            {"name": p, "computer": computer_kind(p), "alias": computer_alias(p)}
+            for p in game.players
+        ],
         "current": current,
         "player": player,
         "human_turn": human,

@@ -448,3 +448,29 @@ def test_the_rules_of_the_game_on_the_table_in_the_pages_language(
     assert text(driver, "#rules-title") == "Impossible Yams"
     assert "Ten ten-sided dice" in text(driver, "#rules-summary")
     assert "Impossible Yams\t800" in text(driver, "#rules-points")
+
+
+def test_a_computer_player_may_be_given_a_name(driver: Any, server: Server) -> None:
+    viewport(driver, 390, 844)
+    driver.get(server.url)
+    wait(driver, lambda d: css(d, "#dlg-new[open]"), "the new game form")
+    Select(css(driver, "#new-rules")[0]).select_by_value("yams")
+    click(driver, "#btn-add-player")
+    rows = css(driver, "#new-players li")
+    Select(rows[1].find_element("css selector", ".kind")).select_by_value("facile")
+    Select(rows[2].find_element("css selector", ".kind")).select_by_value("facile")
+    rows[2].find_element("css selector", ".name").send_keys("Rita")
+    click(driver, "#btn-new-start")
+    wait(driver, lambda d: not css(d, "#dlg-new[open]"), "the form to close")
+    names = [p["name"] for p in server.state()["game"]["players"]]
+    assert names == ["Joueur 1", "Ordi facile", "Rita (ordi facile)"]
+    assert "Rita (ordi facile)" in text(driver, "#sheet thead")
+    click(driver, "#btn-throw")
+    wait(driver, lambda d: suggestions(d), "the entries")
+    click(driver, "#suggestions .sugg")  # then both computers play, Rita too
+    for _ in range(2):
+        wait(driver, lambda d: css(d, "#btn-skip")[0].is_displayed(), "a computer playing")
+        click(driver, "#btn-skip")
+        time.sleep(0.5)
+    wait(driver, lambda d: "Rita (ordi facile)" in text(d, "#recent"), "Rita's entry")
+    assert server.state()["game"]["players"][2]["alias"] == "Rita"

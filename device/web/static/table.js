@@ -825,11 +825,16 @@ function optionValues() {
 function playerRow(kind = "human", name = "") {
   const select = el("select", { class: "kind", "aria-label": t("players") },
     ["human", "facile", "difficile"].map((k) => el("option", { value: k, selected: k === kind, text: t(k) })));
+  // a computer may be named too (« Rita », shown « Rita (ordi facile) »); blank: « Ordi facile »
   const input = el("input", {
-    class: "name", type: "text", maxlength: 24, value: name, placeholder: t("name"), "aria-label": t("name"),
+    class: "name", type: "text", maxlength: 24, value: name, "aria-label": t("name"),
   });
-  input.hidden = kind !== "human";
-  select.addEventListener("change", () => { input.hidden = select.value !== "human"; });
+  const hint = () => { input.placeholder = select.value === "human" ? t("name") : t(select.value); };
+  hint();
+  select.addEventListener("change", () => {
+    if (select.value !== "human") input.value = ""; // not « Joueur 2 (ordi facile) »
+    hint();
+  });
   const remove = el("button", {
     type: "button", class: "remove", text: "×", "aria-label": t("remove"),
     onclick: () => { row.remove(); updatePlayerButtons(); },
@@ -852,7 +857,7 @@ function openNewGame() {
   select.value = game ? game.rules : boot.default_rules || boot.rules[0].id;
   renderOptions();
   const players = game
-    ? game.players.map((p) => (p.computer ? [p.computer, ""] : ["human", p.name]))
+    ? game.players.map((p) => (p.computer ? [p.computer, p.alias || ""] : ["human", p.name]))
     : [["human", t("player_n", 1)], ["human", t("player_n", 2)]];
   $("new-players").replaceChildren(...players.map(([k, n]) => playerRow(k, n)));
   updatePlayerButtons();
@@ -864,7 +869,9 @@ async function startGame(event) {
   event.preventDefault();
   const players = [...$("new-players").children].map((row) => {
     const kind = row.querySelector(".kind").value;
-    return kind === "human" ? row.querySelector(".name").value.trim() : kind;
+    const name = row.querySelector(".name").value.trim();
+    if (kind === "human") return name;
+    return name ? `${kind}:${name}` : kind;
   });
   const result = await post("/api/games", {
     rules: $("new-rules").value, options: optionValues(), players,
@@ -899,7 +906,12 @@ function openRules() {
 function replay() {
   const game = state.game;
   post("/api/games", {
-    rules: game.rules, options: game.options, players: game.players.map((p) => p.computer || p.name),
+    rules: game.rules,
+    options: game.options,
+    players: game.players.map((p) => {
+      if (!p.computer) return p.name;
+      return p.alias ? `${p.computer}:${p.alias}` : p.computer;
+    }),
   });
 }
 
