@@ -253,6 +253,12 @@ class Store:
                 " WHERE game_id = ? AND undone = 0)",
                 (game_id,),
             )
+        elif kind == "uncorrect":  # a correction taken back: its crops were labelled wrong
+            db.execute(
+                "DELETE FROM crops WHERE correction_id IN"
+                " (SELECT id FROM corrections WHERE game_id = ? AND seq = ?)",
+                (game_id, int(event["of"])),
+            )
         elif kind == "correct":
             # the dice on the table before it: the effective log's, never an undone throw's
             shown = [e for e in game.effective[:-1] if e["type"] in ("throw", "correct")]

@@ -383,13 +383,19 @@ class TableSession:
         return self._act(lambda g: g.score(box))
 
     def undo(self) -> dict[str, Any]:
-        """Take back the last human entry, and the computers' entries written after it.
+        """Take back the last correction when it is the last thing done; else the last
+        human entry, and the computers' entries written after it.
 
         Why more than one: computers play as soon as a human has written, so taking back
         only the computer's entry would let it play again at once.
         """
         with self._lock:
             game = self._game()
+            if game.can_uncorrect() and computer_kind(game.player) is None:
+                game.uncorrect()  # a die put right by mistake: the dice as they were read
+                self._append(game)
+                self._publish()
+                return self._state
             humans = [i for i, w in enumerate(game.written) if computer_kind(w.player) is None]
             if not humans:
                 raise RulesError("nothing to undo")

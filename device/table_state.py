@@ -344,6 +344,7 @@ def game_state(game: Game, game_id: int) -> dict[str, Any]:
         "announceable": _announceable(game) if human else [],
         "can_throw": human and game.throw_no < limit,
         "must_throw": must_throw,
+        "corrected": human and game.can_uncorrect(),  # undo takes the correction back
         "suggestions": suggestions,
         "sheet": {
             "layout": "columns" if rb.id in SHARED_COLUMNS else "rows",

@@ -474,3 +474,24 @@ def test_a_computer_player_may_be_given_a_name(driver: Any, server: Server) -> N
         time.sleep(0.5)
     wait(driver, lambda d: "Rita (ordi facile)" in text(d, "#recent"), "Rita's entry")
     assert server.state()["game"]["players"][2]["alias"] == "Rita"
+
+
+def test_undo_takes_back_a_correction_on_the_page(driver: Any, server: Server) -> None:
+    viewport(driver, 800, 480)
+    driver.get(server.url)
+    start_game(driver, "yams", ["Anne"])
+    click(driver, "#btn-throw")
+    wait(driver, lambda d: len(dice(d)) == 5, "the dice")
+    before = dice(driver)
+    click(driver, "#btn-correct")
+    click(driver, '#dice .die[data-index="0"]')
+    wait(driver, lambda d: css(d, "#dlg-die[open]"), "the die editor")
+    wrong = "6" if before[0] != "6" else "1"
+    click(driver, f'#die-values [data-value="{wrong}"]')
+    click(driver, "#btn-die-ok")
+    wait(driver, lambda d: dice(d)[0] == wrong, "the die put right... by mistake")
+    assert read(driver, "return document.querySelector('#btn-undo').disabled") is False
+    click(driver, "#btn-undo")
+    wait(driver, lambda d: dice(d) == before, "the dice as they were")
+    assert "Correction annulée" in text(driver, "#toast")
+    assert server.state()["game"]["throw"] == 1

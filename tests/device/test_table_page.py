@@ -117,3 +117,22 @@ def test_calibrating_with_dice_in_view_is_refused_unless_asked_anyway(tmp_path: 
     finally:
         watcher.stop()
         session.close()
+
+
+def test_undo_takes_back_a_correction_and_its_wrong_label(
+    session: TableSession, tmp_path: Path
+) -> None:
+    session.new_game("yams", None, ["Ana"])
+    session.camera_throw(camera_reading(3, 1, 6, 6, 2), crops=[b"a", b"b", b"c", b"d", b"e"])
+    session.correct("3 1 6 5 2")  # by mistake: it was a 6
+    assert session.state()["game"]["corrected"] is True
+    state = session.undo()
+    assert [d["value"] for d in state["game"]["dice"]] == [3, 1, 6, 6, 2]
+    assert state["game"]["throw"] == 1 and state["game"]["corrected"] is False
+    (correction,) = session.store.corrections(session.game_id)
+    assert correction["crops"] == []  # its crop was labelled 5: not for training
+    assert export_corrections(session.store, tmp_path / "out") == 0
+    replayed = session.store.load(session.game_id)
+    assert replayed.dice == session.game.dice and replayed.events == session.game.events
+    with pytest.raises(RulesError, match="nothing to undo"):
+        session.undo()  # no entry either

@@ -39,7 +39,7 @@ const WORDS = {
     skip: "Passer ⏭", reading: "Lecture des dés…",
     round: "tour {0}/{1}", round_open: "tour {0}", bonus_needed: "encore {0}",
     bonus_needed_title: "points encore à faire dans le haut pour la prime", replay: "Rejouer",
-    undone: "Annulé : {0}.", undone_computers: "{0} et {1} coup(s) de l'ordinateur", computer_photo: "Le jet de {0} sur la piste",
+    undone: "Annulé : {0}.", undone_correction: "Correction annulée : {0} redevient {1}.", undone_computers: "{0} et {1} coup(s) de l'ordinateur", computer_photo: "Le jet de {0} sur la piste",
     calibrate: "Calibrer (piste vide)",
     not_calibrated: "Piste non calibrée : videz-la, puis touchez « Calibrer ».",
     calibrated: "Calibrée : caméra de {0}° ({1}), dés de {2} px.",
@@ -86,7 +86,7 @@ const WORDS = {
     skip: "Skip ⏭", reading: "Reading the dice…",
     round: "turn {0}/{1}", round_open: "turn {0}", bonus_needed: "{0} to go",
     bonus_needed_title: "points still to make in the upper boxes for the bonus", replay: "Play again",
-    undone: "Undone: {0}.", undone_computers: "{0} and {1} computer turn(s)", computer_photo: "{0}'s throw on the tray",
+    undone: "Undone: {0}.", undone_correction: "Correction undone: {0} is {1} again.", undone_computers: "{0} and {1} computer turn(s)", computer_photo: "{0}'s throw on the tray",
     calibrate: "Calibrate (empty tray)",
     not_calibrated: "Tray not calibrated: empty it, then tap “Calibrate”.",
     calibrated: "Calibrated: camera of {0}° ({1}), dice of {2} px.",
@@ -251,7 +251,8 @@ function render() {
   $("no-game").hidden = !!game;
   $("table").hidden = !game;
   $("game-name").textContent = game ? tr(game, "name") : "";
-  $("btn-undo").disabled = !game || !game.recent.some((r) => !isComputer(game, r.player));
+  $("btn-undo").disabled = !game
+    || !(game.corrected || game.recent.some((r) => !isComputer(game, r.player)));
   renderCamera();
   if (!game) {
     $("sheet").replaceChildren();
@@ -884,6 +885,11 @@ async function undo() {
   const before = state.game;
   const result = await post("/api/undo", {});
   if (!result || !result.game || !before) return;
+  if (before.corrected) {
+    toast(t("undone_correction", (before.dice || []).map((d) => d.text).join(" "),
+      (result.game.dice || []).map((d) => d.text).join(" ")));
+    return;
+  }
   const gone = before.recent.filter((r) => r.turn >= result.game.turn);
   const human = gone.filter((r) => !isComputer(before, r.player));
   const said = human.map((r) => `${r.player}, ${tr(r, "label")} (${num(r.points, 0)})`).join(", ");
