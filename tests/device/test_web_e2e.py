@@ -286,7 +286,10 @@ def test_play_reload_correct_undo_and_survive_a_crash(driver: Any, server: Serve
     corrected = server.state()["game"]
     assert corrected["dice"][0]["value"] == int(new_value) and corrected["throw"] == 1
 
-    # undo takes back Anne's entry (and the computer's after it)
+    # undo takes back the correction first (the last thing done), then Anne's entry (and
+    # the computer's after it)
+    click(driver, "#btn-undo")
+    wait(driver, lambda d: dice(d) == before, "the correction taken back")
     click(driver, "#btn-undo")
     wait(driver, lambda d: cell(d, box) == "", "the entry taken back")
     written = (
