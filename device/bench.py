@@ -17,13 +17,14 @@ import random
 import resource
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from device import memory
 from vision.calibration import Calibration
 from vision.reading import Reading
 from vision.recognise import Recogniser
@@ -33,8 +34,9 @@ STANDARD_SIZE = (1280, 960)
 THROWS = 5  # each costs ~5 s of drawing the rolling dice; the whole run stays under a minute
 IDLE_SECONDS = 10.0
 PUBLISH_TARGET_MS = 300.0
-IDLE_CPU_TARGET = 15.0  # % of one core
-MEMORY_TARGET_MB = 300.0
+IDLE_CPU_TARGET = 10.0  # % of one core (issue 24)
+MEMORY_TARGET_MB = 250.0  # resident, after an hour of play (issue 24)
+PAGE_POLL_S = 0.7  # how often the page asks for the live picture (table.js LIVE_MS)
 
 
 def standard_frame(
@@ -109,6 +111,8 @@ class ApplianceRun:
     idle_seconds: float
     idle_cpu_percent: float
     peak_rss_mb: float
+    watched_cpu_percent: float = 0.0  # idle, with a page polling the live picture
+    rss_mb: float = 0.0  # resident memory at the end of the run (the session still open)
 
 
 class _TimedRecogniser(Recogniser):
@@ -130,10 +134,13 @@ def run_appliance(
     size: tuple[int, int] = STANDARD_SIZE,
     seed: int = 0,
     timeout: float = 15.0,
+    progress: Callable[[str], None] | None = None,
 ) -> ApplianceRun:
     """A table session and tray watcher on the simulated tray (real-time frames at ``size``):
     ``idle_seconds`` of watching the empty tray, then ``throws`` throws of Yams impossible,
-    each waited for up to ``timeout`` seconds."""
+    each waited for up to ``timeout`` seconds. ``progress`` is told what runs now (the whole
+    run takes a minute: a bench that says nothing meanwhile looks hung)."""
+    say = progress or (lambda line: None)
     from device.camera import CameraRunner
     from device.camera.simulated_source import SimulatedSource, calibrate_tray
     from device.store import Store
@@ -151,37 +158,73 @@ def run_appliance(
         session.new_game("impossible", None, ["Bench"])
         watcher.start()
         try:
+            say(f"appliance: watching the empty tray for {idle_seconds:g} s (idle CPU)…")
             cpu = _idle_cpu(watcher, idle_seconds)
-            latencies, reading_ms, refused, lost = _throws(session, recogniser, throws, timeout)
+            say(f"appliance: the same for {idle_seconds:g} s with a page showing the live picture…")
+            watched = _idle_cpu(watcher, idle_seconds, page=True)
+            latencies, reading_ms, refused, lost = _throws(
+                session, recogniser, throws, timeout, say
+            )
+            memory.trim()  # as the appliance does after its work
+            rss = resident_mb()
         finally:
             watcher.stop()
             session.close()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # kB on Linux
     return ApplianceRun(
-        size, throws, tuple(latencies), tuple(reading_ms), refused, lost, idle_seconds, cpu, peak
+        size,
+        throws,
+        tuple(latencies),
+        tuple(reading_ms),
+        refused,
+        lost,
+        idle_seconds,
+        cpu,
+        peak,
+        watched,
+        rss,
     )
 
 
-def _idle_cpu(watcher: Any, seconds: float) -> float:
+def resident_mb() -> float:
+    """The process's resident memory now (Linux; 0 elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return pages * resource.getpagesize() / 2**20
+
+
+def _idle_cpu(watcher: Any, seconds: float, page: bool = False) -> float:
     """% of one core the whole process uses while the camera films the empty tray, once
-    the settle detector has taken it in."""
+    the settle detector has taken it in; ``page``: with a page asking for the live picture
+    at its pace, as a kiosk does all evening."""
     end = time.monotonic() + 10.0
     while watcher.detector.state == "warming" and time.monotonic() < end:
         time.sleep(0.05)
     cpu, wall = time.process_time(), time.monotonic()
-    time.sleep(seconds)
+    stop = wall + seconds
+    while (left := stop - time.monotonic()) > 0:
+        if page:
+            watcher.live_jpeg()
+        time.sleep(min(left, PAGE_POLL_S))
     return 100 * (time.process_time() - cpu) / (time.monotonic() - wall)
 
 
 def _throws(
-    session: Any, recogniser: _TimedRecogniser, throws: int, timeout: float
+    session: Any,
+    recogniser: _TimedRecogniser,
+    throws: int,
+    timeout: float,
+    say: Callable[[str], None],
 ) -> tuple[list[float], list[float], int, int]:
     latencies: list[float] = []
     reading_ms: list[float] = []
     refused = lost = 0
     listener = session.add_listener()
     try:
-        for _ in range(throws):
+        for n in range(throws):
+            say(f"appliance: throw {n + 1} of {throws} on the simulated tray…")
             game = session.state()["game"]
             if not game["can_throw"]:
                 session.new_game("impossible", None, ["Bench"])
@@ -253,14 +296,19 @@ def appliance_lines(run: ApplianceRun) -> Iterator[str]:
             f"  of {run.throws} throws, {run.refused} were refused as read (the dice found "
             f"could not be that throw) and {run.lost} never read"
         )
-    met = "met" if run.idle_cpu_percent < IDLE_CPU_TARGET else "NOT met"
+    for what, cpu in (
+        ("idle CPU watching the empty tray", run.idle_cpu_percent),
+        ("the same, a page showing the live picture", run.watched_cpu_percent),
+    ):
+        met = "met" if cpu <= IDLE_CPU_TARGET else "NOT met"
+        yield (
+            f"  {what}: {cpu:.1f} % of one core over {run.idle_seconds:g} s "
+            f"(target <= {IDLE_CPU_TARGET:g} %: {met})"
+        )
+    met = "met" if run.rss_mb <= MEMORY_TARGET_MB else "NOT met"
     yield (
-        f"  idle CPU watching the empty tray: {run.idle_cpu_percent:.1f} % of one core over "
-        f"{run.idle_seconds:g} s (target < {IDLE_CPU_TARGET:g} %: {met})"
-    )
-    met = "met" if run.peak_rss_mb < MEMORY_TARGET_MB else "NOT met"
-    yield (
-        f"  peak resident memory of this process: {run.peak_rss_mb:.0f} MB "
-        f"(target < {MEMORY_TARGET_MB:g} MB: {met}; includes drawing the simulated tray and "
-        f"what ran before in this process)"
+        f"  resident memory after the throws: {run.rss_mb:.0f} MB, peak "
+        f"{run.peak_rss_mb:.0f} MB (target <= {MEMORY_TARGET_MB:g} MB: {met}; includes drawing "
+        f"the simulated tray, about 45 MB a real camera does not need, and what ran before "
+        f"in this process)"
     )

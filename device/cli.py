@@ -101,7 +101,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.plot and not Path(args.plot).resolve().parent.is_dir():
         raise UsageError(f"--plot: no folder {Path(args.plot).parent} to write into")
     options = _options(args.option, args.rules)
-    with tqdm(total=args.games, unit="game", disable=args.quiet, file=sys.stderr) as bar:
+    bar = tqdm(
+        total=args.games, desc="games played", unit="game", disable=args.quiet, file=sys.stderr
+    )
+    with bar:
         results = simulate(
             args.rules,
             kinds,
@@ -118,7 +121,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     for row in results.summary():
         print(
             f"{row['player']:<12} {row['mean']:8.2f} {row['stdev']:7.2f} {row['min']:6d} "
-            f"{row['median']:7.1f} {row['max']:6d} {row['wins']:7.1f}"
+            f"{row['median']:7.1f} {row['max']:6d} {_wins(row['wins']):>7}"
         )
     edges = bins_for(results.scores)
     for name, scores in zip(results.players, results.scores, strict=True):
@@ -127,6 +130,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         title = f"{args.rules}: {args.games} parties"
         print(f"plot: {histogram_png(args.plot, title, results.players, results.scores)}")
     return 0
+
+
+def _wins(wins: float) -> str:
+    """Games won, a tie shared between its winners: 470, or 235.5 where ties split one."""
+    return f"{round(wins, 1):g}"
 
 
 def _load_game(path: str, rules: str) -> Game:
@@ -191,9 +199,26 @@ def cmd_advise(args: argparse.Namespace) -> int:
     if args.expected:
         from tqdm import tqdm
 
+        from scoring.advisor.moment import FIVE_DICE
+
         if args.games < 2:
             raise UsageError("--games must be at least 2")
-        with tqdm(total=args.games, unit="game", file=sys.stderr, disable=args.json) as bar:
+        exact = rulebook.id in FIVE_DICE  # solved, not simulated: no games to count
+        if exact and not args.json:
+            print(
+                f"solving {rulebook.name} exactly (10-20 s the first time, then read from the "
+                "cache)…",
+                file=sys.stderr,
+                flush=True,
+            )
+        bar = tqdm(
+            total=args.games,
+            desc="simulated solo games of difficile",
+            unit="game",
+            file=sys.stderr,
+            disable=args.json or exact,
+        )
+        with bar:
             value, how = expected_score(
                 rulebook, cache_dir(), games=args.games, progress=lambda n: bar.update(n - bar.n)
             )
@@ -263,7 +288,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
         if args.only is None:
             print()
-        for line in appliance_lines(run_appliance(throws=args.throws)):
+        say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+        for line in appliance_lines(run_appliance(throws=args.throws, progress=say)):
             print(line, flush=True)
     if args.only in (None, "vision"):
         from device.bench import vision_lines
@@ -670,6 +696,11 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     from vision.recognise import dice_seen
 
     out = Path(args.out) if args.out else data_dir() / "calibration.json"
+    if args.out is None and out.exists() and not args.force:
+        raise UsageError(
+            f"{out} is the calibration the appliance reads (yamscope serve): give --force to "
+            "replace it, or --out FILE to write another"
+        )
     png = Path(args.png) if args.png else out.with_suffix(".png")
     try:
         image = load_image(args.image)
@@ -1107,6 +1138,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", metavar="FILE", help="default: calibration.json in the user data folder"
     )
     cal.add_argument("--png", metavar="FILE", help="default: beside --out, ending .png")
+    cal.add_argument(
+        "--force",
+        action="store_true",
+        help="replace the appliance's calibration (the default --out) when there is one",
+    )
     cal.add_argument(
         "--field-of-view",
         type=float,

@@ -222,6 +222,11 @@ class Storage(Section):
         description="Keep the photo each throw was read from, to check a reading later and "
         "to improve the model (about 100 KB a throw).",
     )
+    photo_budget_mb: Annotated[int, _range(1, 1_000_000)] = Field(
+        500,
+        description="Megabytes the throws' photos may take in the records; past it the "
+        "oldest photos are dropped (never a throw, an entry or a correction).",
+    )
 
     @field_validator("data_dir", mode="after")
     @classmethod
@@ -306,6 +311,11 @@ class Table(Section):
     language: Literal["fr", "en"] = Field("fr", description='Language of the page: "fr" or "en".')
     max_players: Annotated[int, _range(1, MAX_PLAYERS)] = Field(
         6, description=f"Most players a game may seat (1-{MAX_PLAYERS})."
+    )
+    computer_pace: Annotated[float, _range(0, 10)] = Field(
+        1.5,
+        description="Seconds between two moves of a computer player (each throw and what it "
+        "keeps stays on the page that long; « Passer » skips the rest of its turn). 0: at once.",
     )
     options: dict[str, Any] = Field(
         default_factory=dict,

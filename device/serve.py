@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from device import memory
 from device.camera.frames import CameraError
 from device.config import CameraSource, Config, ConfigError, Server, parse_camera_source, problems
 from device.store import Store, StoreDamaged, StoreError
@@ -85,13 +86,14 @@ def backup_path(data: Path) -> Path:
     return data.with_name(data.name + ".backup")
 
 
-def open_records(data: Path) -> Store:
+def open_records(data: Path, photo_budget: int | None = None) -> Store:
     """The records, checked page by page first (SQLite's integrity check), then copied to
     their backup. Raises StoreError with one line; a damaged file's names the backup to
-    restore, which was made at the last start that found the file whole."""
+    restore, which was made at the last start that found the file whole. ``photo_budget``:
+    see :class:`Store`."""
     backup = backup_path(data)
     try:
-        store = Store(data, check=True)
+        store = Store(data, check=True, photo_budget=photo_budget)
     except StoreDamaged as exc:
         raise StoreError(f"{exc}: {_restore_hint(data, backup)}") from None
     try:
@@ -186,9 +188,10 @@ def serve(
     from device.web.server import make_table_server
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    memory.limit_arenas()
     host, port, pin = server_settings.host, server_settings.port, server_settings.pin
     try:
-        store = open_records(data)
+        store = open_records(data, photo_budget=config.storage.photo_budget_mb * 2**20)
     except StoreError as exc:
         print(f"yamscope: error: {exc}", file=sys.stderr)
         return 2
@@ -198,9 +201,15 @@ def serve(
             "year): choose another",
             file=sys.stderr,
         )
-    session = TableSession(store, advice=advice, cache_dir=config.advisor.cache_dir)
+    session = TableSession(
+        store,
+        advice=advice,
+        cache_dir=config.advisor.cache_dir,
+        computer_pace=config.table.computer_pace,
+    )
     try:
         watcher = start_tray(session, config, camera or CameraSource("none"), data)
+        memory.trim()  # the models' loading and a calibration freed more than they keep
     except (CameraError, VisionError) as exc:
         session.close()
         print(f"yamscope: {exc}", file=sys.stderr)

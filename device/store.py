@@ -151,9 +151,14 @@ class Store:
     statements together: without it, one thread's COMMIT would end another's transaction.
     """
 
-    def __init__(self, path: str | Path, *, check: bool = False) -> None:
-        """``check``: run SQLite's integrity check first (StoreDamaged), as serving does."""
+    def __init__(
+        self, path: str | Path, *, check: bool = False, photo_budget: int | None = None
+    ) -> None:
+        """``check``: run SQLite's integrity check first (StoreDamaged), as serving does;
+        ``photo_budget``: bytes the throws' photos may take together (None: no limit); past
+        it the oldest photos go, never a throw, an entry or a correction."""
         self.path = Path(path)
+        self.photo_budget = photo_budget
         _openable(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -300,6 +305,8 @@ class Store:
             event = game.events[-1]
             self._insert_event(db, game_id, stored, event, now)
             self._insert_record(db, game_id, stored, event, game, now, snapshot, crops)
+            if snapshot is not None and event["type"] == "throw":
+                self._trim_photos(db)
             db.execute(
                 "UPDATE games SET updated = ?, finished = ?, players = ? WHERE id = ?",
                 (now, int(game.finished), json.dumps(game.players), game_id),
@@ -335,15 +342,19 @@ class Store:
                 " WHERE game_id = ? AND undone = 0)",
                 (game_id,),
             )
+        elif kind == "uncorrect":  # a correction taken back: its crops were labelled wrong
+            db.execute(
+                "DELETE FROM crops WHERE correction_id IN"
+                " (SELECT id FROM corrections WHERE game_id = ? AND seq = ?)",
+                (game_id, int(event["of"])),
+            )
         elif kind == "correct":
-            before = db.execute(
-                "SELECT body FROM events WHERE game_id = ? AND seq < ? AND type IN"
-                " ('throw', 'correct') ORDER BY seq DESC LIMIT 1",
-                (game_id, seq),
-            ).fetchone()
+            # the dice on the table before it: the effective log's, never an undone throw's
+            shown = [e for e in game.effective[:-1] if e["type"] in ("throw", "correct")]
+            before = shown[-1]["dice"] if shown else ""
             cur = db.execute(
                 "INSERT INTO corrections (game_id, seq, before, after, at) VALUES (?, ?, ?, ?, ?)",
-                (game_id, seq, json.loads(before[0])["dice"] if before else "", event["dice"], at),
+                (game_id, seq, before, event["dice"], at),
             )
             labels = event["dice"].split()
             for die, image in crops:
@@ -351,6 +362,29 @@ class Store:
                     "INSERT INTO crops (correction_id, die, label, image) VALUES (?, ?, ?, ?)",
                     (cur.lastrowid, die, labels[die], image),
                 )
+
+    def _trim_photos(self, db: sqlite3.Connection) -> None:
+        """Keep the photos within the budget: the oldest go first, the newest always stays.
+        Why photos only: a throw's dice and every entry are the game; its photo is evidence
+        kept for checking a reading, worth less the older it is (360 KB a camera throw)."""
+        if self.photo_budget is None:
+            return
+        rows = db.execute(
+            "SELECT id, length(snapshot) FROM throws WHERE snapshot IS NOT NULL ORDER BY id"
+        ).fetchall()
+        total = sum(size for _, size in rows)
+        drop = []
+        for throw_id, size in rows[:-1]:
+            if total <= self.photo_budget:
+                break
+            drop.append((throw_id,))
+            total -= size
+        db.executemany("UPDATE throws SET snapshot = NULL WHERE id = ?", drop)
+
+    def photo_bytes(self) -> int:
+        """What the throws' photos take now."""
+        row = self._one("SELECT COALESCE(SUM(length(snapshot)), 0) FROM throws")
+        return int(row[0]) if row else 0
 
     def events(self, game_id: int) -> list[dict[str, Any]]:
         rows = self._all("SELECT body FROM events WHERE game_id = ? ORDER BY seq", (game_id,))

@@ -22,14 +22,17 @@ import random
 import secrets
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
+from device import memory
 from device.merge import place_reading
 from device.store import Store
 from device.table_state import computer_kind, computer_names, game_state
-from scoring.computer import computer_player, play_turn, roll
+from device.words import french
+from scoring.computer import computer_player, play_step, play_turn, roll
 from scoring.entries import RulesError
 from scoring.game import DiceLike, Game, as_dice
 from vision.reading import Reading
@@ -40,6 +43,15 @@ Advisor = Callable[[Game], Mapping[str, Any]]  # the shape of scoring.advisor.mo
 MAX_LISTENERS = 32  # pushed-state clients from the network at once
 LOOPBACK_LISTENERS = 8  # kept apart for this machine's own screens (the kiosk)
 PER_CLIENT_LISTENERS = 4  # from one address (a phone with a few tabs open)
+CROPS_KEPT = 16  # throws whose dice crops wait for a correction (a few turns back)
+
+
+class CalibrationRefused(RulesError):
+    """Calibrating was refused because dice lie on the tray (``seen``: their boxes)."""
+
+    def __init__(self, message: str, seen: list[tuple[int, int, int, int]]) -> None:
+        super().__init__(message)
+        self.seen = seen
 
 
 class TooManyListeners(RuntimeError):
@@ -117,6 +129,7 @@ class TableSession:
         advice: bool = True,
         tray: str = "none",
         worker: bool = True,
+        computer_pace: float = 0.0,
     ) -> None:
         self.store = store
         self.rng = rng or random.Random(int.from_bytes(os.urandom(16), "big"))
@@ -142,11 +155,21 @@ class TableSession:
         # it. Both belong to one moment of the game (its key) and lapse when it moves on.
         self._keep: tuple[tuple[int, int] | None, list[int]] = (None, [])
         self._read: tuple[tuple[int, int] | None, list[int], dict[int, bytes]] = (None, [], {})
+        # The crops of the last throws read, by the logged throw they are of: a correction
+        # keeps them even after an undo brought an older throw back to the table.
+        self._crops: deque[tuple[dict[str, Any], dict[int, bytes]]] = deque(maxlen=CROPS_KEPT)
         self._tray_status: dict[str, Any] | None = None
         self.watcher: Any = None  # device.tray.TrayWatcher when a camera feeds the table
         self._working = False
         self._wake = threading.Event()
         self._closed = threading.Event()
+        # A computer's turn is played one move at a time, ``computer_pace`` seconds apart, so
+        # that players follow it; « Passer » (``skip``) plays the rest of the turn at once.
+        self.computer_pace = computer_pace
+        self._skip = threading.Event()
+        self._skipped: tuple[Any, ...] | None = None  # the turn « Passer » was pressed in
+        # the picture of a computer's throw on this table's tray (the simulated one draws it)
+        self._photo: tuple[tuple[int, int] | None, int, bytes | None] = (None, 0, None)
         self.game: Game | None = None
         self.game_id: int | None = None
         self._resume()
@@ -177,6 +200,7 @@ class TableSession:
     def close(self) -> None:
         """Stop the worker and close the records (tests; the server exits without it)."""
         self._closed.set()
+        self._skip.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -323,6 +347,7 @@ class TableSession:
                 p: crops[j] for p, j in enumerate(placed.source) if j is not None and j < len(crops)
             }
             self._read = (self._key(), list(placed.unsure), by_place)
+            self._crops.append((cast(dict[str, Any], self._game().throw_event()), by_place))
             self._publish()
         self._wake.set()
         return self._state
@@ -339,17 +364,20 @@ class TableSession:
         self._append(game, snapshot=snapshot)
         return placed, keep
 
-    def calibrate(self) -> dict[str, Any]:
+    def calibrate(self, anyway: bool = False) -> dict[str, Any]:
         """The camera calibrated on the tray it sees now, which should be empty (the page's
         button). Raises RulesError, with the calibration in use kept, without a camera,
-        before its first picture, or when no felt is found or the file cannot be written."""
-        from device.tray import TrayError
+        before its first picture, when no felt is found or the file cannot be written, and
+        CalibrationRefused when dice are in view (unless ``anyway``: the page asks first)."""
+        from device.tray import DiceInView, TrayError
         from vision.errors import VisionError
 
         if self.watcher is None:
             raise RulesError("no camera: there is nothing to calibrate")
         try:
-            self.watcher.calibrate()
+            self.watcher.calibrate(anyway=anyway)
+        except DiceInView as exc:
+            raise CalibrationRefused(f"the tray could not be calibrated: {exc}", exc.seen) from None
         except (TrayError, VisionError, OSError) as exc:
             raise RulesError(f"the tray could not be calibrated: {exc}") from None
         self.set_tray_status(self.watcher.status())
@@ -365,15 +393,32 @@ class TableSession:
         """A misread die put right: the full dice of the throw, as they really lie. The
         crops of the dice the camera read and the player changed are kept with it."""
         with self._lock:
-            if not crops and self.game is not None and self._read[0] == self._key():
+            shown = self.game.throw_event() if self.game is not None else None
+            read = next((c for e, c in reversed(self._crops) if e is shown), None)
+            if not crops and read and self.game is not None:
                 before = self.game.dice or ()
                 after = as_dice(dice)
                 crops = [
                     (p, crop)
-                    for p, crop in sorted(self._read[2].items())
+                    for p, crop in sorted(read.items())
                     if p < len(before) and p < len(after) and before[p] != after[p]
                 ]
             return self._act(lambda g: g.correct(dice), crops=crops)
+
+    def skip(self) -> dict[str, Any]:
+        """« Passer »: the computer playing now plays the rest of its turn without pauses."""
+        with self._lock:
+            game = self._game()
+            if game.finished or computer_kind(game.player) is None:
+                raise RulesError("no computer is playing: nothing to skip")
+            self._skipped = (self.game_id, game.turn, game.current)
+            self._skip.set()
+        return self._state
+
+    def photo(self) -> bytes | None:
+        """The picture of the current throw when a computer threw it on a drawn tray."""
+        key, _, picture = self._photo
+        return picture if key is not None and key == self._key() else None
 
     def announce(self, box: str) -> dict[str, Any]:
         return self._act(lambda g: g.announce(box))
@@ -382,13 +427,19 @@ class TableSession:
         return self._act(lambda g: g.score(box))
 
     def undo(self) -> dict[str, Any]:
-        """Take back the last human entry, and the computers' entries written after it.
+        """Take back the last correction when it is the last thing done; else the last
+        human entry, and the computers' entries written after it.
 
         Why more than one: computers play as soon as a human has written, so taking back
         only the computer's entry would let it play again at once.
         """
         with self._lock:
             game = self._game()
+            if game.can_uncorrect() and computer_kind(game.player) is None:
+                game.uncorrect()  # a die put right by mistake: the dice as they were read
+                self._append(game)
+                self._publish()
+                return self._state
             humans = [i for i, w in enumerate(game.written) if computer_kind(w.player) is None]
             if not humans:
                 raise RulesError("nothing to undo")
@@ -462,17 +513,22 @@ class TableSession:
             error = self._computer_error[1]
         keep = self._keep[1] if self._keep[0] == key and key is not None else None
         unsure = self._read[1] if self._read[0] == key and key is not None else []
+        camera = self._tray_status
+        if camera is not None and camera.get("message"):
+            camera = camera | {"message_fr": french(camera["message"])}
         self._state = {
             "version": self._version,
             "instance": self.instance,
             "tray": self.tray,
-            "camera": self._tray_status,
+            "camera": camera,
             "keep": keep,
             "unsure": unsure,
             "game": body,
             "advice": advice,
             "advice_pending": pending,
             "computer_error": error,
+            "computer_error_fr": french(error) if error else None,
+            "photo": self._photo[1] if self._photo[0] == key and key is not None else None,
         }
         with self._listeners_lock:
             listeners = list(self._listeners)
@@ -515,6 +571,7 @@ class TableSession:
                     self._give_up(job[0], job[1], str(exc))
                 finally:
                     self._working = False
+                    memory.trim()  # an advisor's turn frees tens of MB of tables
 
     def _give_up(self, job: str, key: tuple[int, int], why: str) -> None:
         """Mark a job that failed as done, so the worker does not retry it in a loop."""
@@ -532,20 +589,48 @@ class TableSession:
             play_turn(rehearsal, player, random.Random(0))
         except Exception:
             log.debug("rehearsal of %s's turn failed", kind, exc_info=True)
-        with self._lock:
-            if self._key() != key:
-                return  # someone acted meanwhile (undo, new game): look again
-            game = self._game()
-
-            def keep() -> None:
-                self._append(game)
+        while not self._closed.is_set():
+            with self._lock:
+                if self._key() != key:
+                    return  # someone acted meanwhile (undo, new game): look again
+                game = self._game()
+                try:
+                    recorded = _Recorded(game, lambda g=game: self._append(g))
+                    done = play_step(cast(Game, recorded), player, self.rng)
+                except Exception as exc:
+                    log.exception("computer %s could not play", game.player)
+                    self._computer_error = (cast(tuple[int, int], self._key()), str(exc))
+                    self._publish()
+                    return
+                key = cast(tuple[int, int], self._key())
+                dice = None if done else game.dice
+                turn = (self.game_id, game.turn, game.current)
                 self._publish()
+            if done:
+                return
+            self._show_throw(key, dice)
+            self._pause(turn)
 
-            try:
-                play_turn(cast(Game, _Recorded(game, keep)), player, self.rng)
-            except Exception as exc:
-                log.exception("computer %s could not play", game.player)
-                self._computer_error = (cast(tuple[int, int], self._key()), str(exc))
+    def _pause(self, turn: tuple[Any, ...]) -> None:
+        """Between two moves of a computer: the pace, unless its turn was skipped."""
+        self._skip.clear()  # before looking: a skip coming meanwhile still wakes the wait
+        if self._skipped != turn:
+            self._skip.wait(self.computer_pace)
+
+    def _show_throw(self, key: tuple[int, int], dice: Any) -> None:
+        """Draw a computer's throw on the tray, where the tray can be drawn (outside the lock:
+        a drawing takes a fifth of a second)."""
+        draw = getattr(self.watcher, "picture_of", None)
+        if draw is None or dice is None or self.computer_pace <= 0:
+            return
+        try:
+            picture = draw(dice)
+        except Exception:  # a picture is a nicety: the turn goes on without it
+            log.exception("the computer's throw could not be drawn")
+            return
+        with self._lock:
+            if picture is not None and self._key() == key:
+                self._photo = (key, self._photo[1] + 1, picture)
                 self._publish()
 
     def _compute_advice(self, key: tuple[int, int], game: Game) -> None:

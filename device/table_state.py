@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from device.rules_text import rules_text
+from device.words import english, option_words, with_english
 from scoring.dice import Die
 from scoring.entries import Entry, RulesError
 from scoring.game import Game
@@ -20,7 +22,12 @@ from scoring.rulebooks import RULEBOOKS, Rulebook
 
 COMPUTER_KINDS = ("facile", "difficile")
 COMPUTER_PREFIX = "Ordi"
-_COMPUTER_NAME = re.compile(rf"{COMPUTER_PREFIX} ({'|'.join(COMPUTER_KINDS)})(?: (\d+))?", re.I)
+_KINDS = "|".join(COMPUTER_KINDS)
+_COMPUTER_NAME = re.compile(rf"{COMPUTER_PREFIX} ({_KINDS})(?: (\d+))?", re.I)
+# a computer the table named: « Rita (ordi facile) »
+_NAMED_COMPUTER = re.compile(rf"(.+) \({COMPUTER_PREFIX} ({_KINDS})\)", re.I)
+# how the new-game form asks for one: "facile:Rita"
+_NAMING = re.compile(rf"({_KINDS}):(.+)", re.I)
 RECENT = 8  # entries shown in the "last turns" list
 
 # Which totals close which section, per rulebook (anything not listed goes at the bottom).
@@ -48,6 +55,13 @@ SECTION_LABELS = {
 # The paper sheet of seed 001 has no section headings; Yams impossible's has five tables.
 HEADINGS = {"impossible"}
 SHARED_COLUMNS = {"cameroun"}
+# The bonus of the upper boxes: (the total it is counted on, the row that shows it, the points
+# it needs), per rulebook; the page says how many points each player still needs.
+UPPER_BONUS = {
+    "yams": ("haut", "prime", 63),
+    "yahtzee": ("haut", "prime", 63),
+    "impossible": ("chiffres", "bonus", 330),
+}
 
 
 def computer_kind(name: str) -> str | None:
@@ -58,14 +72,29 @@ def computer_kind(name: str) -> str | None:
     reserved (humans cannot take them), so the name alone is unambiguous.
     """
     match = _COMPUTER_NAME.fullmatch(name)
-    return match.group(1).lower() if match else None
+    if match:
+        return match.group(1).lower()
+    named = _NAMED_COMPUTER.fullmatch(name)
+    return named.group(2).lower() if named else None
+
+
+def computer_alias(name: str) -> str | None:
+    """The name the table gave a computer player (« Rita »), None for any other player."""
+    named = _NAMED_COMPUTER.fullmatch(name)
+    return named.group(1) if named else None
 
 
 def computer_names(players: list[str]) -> list[str]:
-    """Player names for a new game: computer kinds become « Ordi facile », « Ordi facile 2 »."""
+    """Player names for a new game: computer kinds become « Ordi facile », « Ordi facile 2 »,
+    and a named one ("facile:Rita") « Rita (ordi facile) »."""
     out: list[str] = []
     seen: dict[str, int] = {}
     for p in players:
+        naming = _NAMING.fullmatch(p.strip())
+        if naming:
+            kind, alias = naming.group(1).lower(), " ".join(naming.group(2).split())
+            out.append(f"{alias} ({COMPUTER_PREFIX.lower()} {kind})")
+            continue
         kind = p.strip().lower()
         if kind not in COMPUTER_KINDS:
             if computer_kind(p.strip()):
@@ -83,7 +112,10 @@ def die_json(die: Die, kept: bool) -> dict[str, Any]:
 
 
 def entry_json(entry: Entry, rulebook: Rulebook) -> dict[str, Any]:
-    return {**entry.to_json(), "label": rulebook.box(entry.box).label, "bonus": entry.bonus}
+    """An entry as the page lists it, its name and reasons in French and English."""
+    out = {**entry.to_json(), "label": rulebook.box(entry.box).label, "bonus": entry.bonus}
+    out["multipliers"] = [with_english(m, "why") for m in out.get("multipliers", [])]
+    return with_english(out, "label", "why")
 
 
 def options_catalog(rulebook_cls: type[Rulebook]) -> list[dict[str, Any]]:
@@ -94,15 +126,17 @@ def options_catalog(rulebook_cls: type[Rulebook]) -> list[dict[str, Any]]:
     fields = {f.name: f for f in dataclasses.fields(rulebook_cls.options_type)}
     for name, default, help_text in rulebook_cls.options_type.describe():
         meta = fields[name].metadata
+        choices = list(meta["choices"]) if meta.get("choices") is not None else None
         out.append(
             {
                 "name": name,
                 "default": default,
                 "help": help_text,
                 "type": type(default).__name__,
-                "choices": list(meta["choices"]) if meta.get("choices") is not None else None,
+                "choices": choices,
                 "bounds": list(meta["bounds"]) if meta.get("bounds") is not None else None,
             }
+            | option_words(name, help_text, choices)
         )
     return out
 
@@ -113,11 +147,13 @@ def rules_catalog() -> list[dict[str, Any]]:
         {
             "id": rid,
             "name": cls.name,
+            "name_en": english(cls.name),
             "kind": cls.kind,
             "dice_count": cls.dice_count,
             "max_throws": cls.max_throws,
             "announced_throw": cls.announced_throw,
             "options": options_catalog(cls),
+            "text": rules_text(rid),
         }
         for rid, cls in RULEBOOKS.items()
     ]
@@ -132,7 +168,7 @@ def sheet_rows(rulebook: Rulebook, total_labels: Mapping[str, str]) -> list[dict
     def close(section: str) -> None:
         for key in placement.get(section, ()):
             if key in total_labels:
-                rows.append({"kind": "total", "key": key, "label": total_labels[key]})
+                rows.append(_total_row(key, total_labels[key]))
                 placed.add(key)
 
     section = None
@@ -143,26 +179,68 @@ def sheet_rows(rulebook: Rulebook, total_labels: Mapping[str, str]) -> list[dict
             section = box.section
             if rulebook.id in HEADINGS:
                 label = SECTION_LABELS.get(section, section)
-                rows.append({"kind": "section", "id": section, "label": label})
-        rows.append({"kind": "box", "id": box.id, "label": box.label, "section": box.section})
+                rows.append(
+                    {"kind": "section", "id": section, "label": label, "label_en": english(label)}
+                )
+        rows.append(
+            {
+                "kind": "box",
+                "id": box.id,
+                "label": box.label,
+                "label_en": english(box.label),
+                "section": box.section,
+            }
+        )
     if section is not None:
         close(section)
     for key, label in total_labels.items():
         if key not in placed:
-            rows.append({"kind": "total", "key": key, "label": label})
+            rows.append(_total_row(key, label))
     return rows
+
+
+def _total_row(key: str, label: str) -> dict[str, Any]:
+    return {"kind": "total", "key": key, "label": label, "label_en": english(label)}
+
+
+def _bonus_needed(game: Game, i: int, totals: Mapping[str, int]) -> int | None:
+    """Points player ``i`` still needs for the upper bonus; None once made, when it can no
+    longer be made (its boxes all written), or in a rulebook without one."""
+    rule = UPPER_BONUS.get(game.rulebook.id)
+    if rule is None:
+        return None
+    total, _row, threshold = rule
+    boxes = [b.id for b in game.rulebook.boxes if b.id.isdigit()]
+    left = [b for b in boxes if b not in game.table.sheets[i].cells]
+    needed = threshold - totals[total]
+    return needed if needed > 0 and left else None
+
+
+def rounds(game: Game) -> int | None:
+    """Turns each player plays in a game of these rules (None: no fixed number)."""
+    if game.rulebook.id in SHARED_COLUMNS:
+        return int(getattr(game.rulebook.options, "turns", 0)) or None
+    return len(game.rulebook.boxes)
 
 
 def _sheets(game: Game) -> list[dict[str, Any]]:
     out = []
     for i, sheet in enumerate(game.table.sheets):
+        points = {t.key: t.points for t in game.totals(i)}
         out.append(
             {
+                "bonus_needed": _bonus_needed(game, i, points),
                 "player": sheet.player,
                 "computer": computer_kind(sheet.player),
                 "cells": {b.id: sheet.cells.get(b.id) for b in game.rulebook.boxes},
                 "totals": [
-                    {"key": t.key, "label": t.label, "points": t.points} for t in game.totals(i)
+                    {
+                        "key": t.key,
+                        "label": t.label,
+                        "label_en": english(t.label),
+                        "points": t.points,
+                    }
+                    for t in game.totals(i)
                 ],
             }
         )
@@ -178,14 +256,17 @@ def _columns(game: Game) -> list[dict[str, Any]] | None:
     out = []
     for b in rb.boxes:
         total = sum(s.cells.get(b.id, 0) for s in game.table.sheets)
+        closed = game.table.closed.get(b.id)
         out.append(
             {
                 "id": b.id,
                 "label": b.label,
+                "label_en": english(b.label),
                 "section": b.section,
                 "total": total,
                 "capacity": capacity(b.id) if capacity else None,
-                "closed": game.table.closed.get(b.id),
+                "closed": closed,
+                "closed_en": english(closed) if closed else None,
             }
         )
     return out
@@ -212,13 +293,9 @@ def _announceable(game: Game) -> list[str]:
 
 
 def _kept(game: Game) -> set[int]:
-    """Positions kept in the throw that gave the dice on the table."""
-    for event in reversed(game.events):
-        if event.get("type") == "throw":
-            return {int(k) for k in event.get("keep", [])}
-        if event.get("type") in ("score", "undo", "new_game"):
-            break
-    return set()
+    """Positions kept in the throw that gave the dice on the table (after an undo too)."""
+    event = game.throw_event()
+    return {int(k) for k in event.get("keep", [])} if event is not None else set()
 
 
 def game_state(game: Game, game_id: int) -> dict[str, Any]:
@@ -242,22 +319,32 @@ def game_state(game: Game, game_id: int) -> dict[str, Any]:
         "id": game_id,
         "rules": rb.id,
         "name": rb.name,
+        "name_en": english(rb.name),
         "kind": rb.kind,
         "dice_count": rb.dice_count,
         "options": rb.options.to_dict(),
         "max_throws": rb.max_throws,
         "announced_throw": rb.announced_throw,
-        "players": [{"name": p, "computer": computer_kind(p)} for p in game.players],
+        "announced_throw_en": english(rb.announced_throw) if rb.announced_throw else None,
+        "players": [
+            {"name": p, "computer": computer_kind(p), "alias": computer_alias(p)}
+            for p in game.players
+        ],
         "current": current,
         "player": player,
         "human_turn": human,
         "turn": game.turn,
+        # the current player's turn of how many (« tour 5/13 »)
+        "round": None if finished else game.table.sheets[game.current].turns + 1,
+        "rounds": rounds(game),
+        "bonus_row": (UPPER_BONUS.get(rb.id) or (None, None))[1],
         "throw": game.throw_no,
         "dice": [die_json(d, i in kept) for i, d in enumerate(game.dice)] if game.dice else None,
         "announced": game.announced,
         "announceable": _announceable(game) if human else [],
         "can_throw": human and game.throw_no < limit,
         "must_throw": must_throw,
+        "corrected": human and game.can_uncorrect(),  # undo takes the correction back
         "suggestions": suggestions,
         "sheet": {
             "layout": "columns" if rb.id in SHARED_COLUMNS else "rows",
@@ -270,18 +357,22 @@ def game_state(game: Game, game_id: int) -> dict[str, Any]:
         "winners": game.winners(),
         "scores": game.scores(),
         "recent": [
-            {
-                "turn": w.turn,
-                "player": w.player,
-                "box": w.entry.box,
-                "label": rb.box(w.entry.box).label,
-                "points": w.entry.points,
-                "bonus": w.entry.bonus,
-                "dice": [str(d) for d in w.dice],
-                "throw": w.throw,
-                "why": w.entry.why,
-                "announced": w.announced,
-            }
-            for w in reversed(game.written[-RECENT:])
+            with_english(_written(w, rb), "label", "why") for w in reversed(game.written[-RECENT:])
         ],
+    }
+
+
+def _written(w: Any, rb: Rulebook) -> dict[str, Any]:
+    """One written entry of the "last turns" list."""
+    return {
+        "turn": w.turn,
+        "player": w.player,
+        "box": w.entry.box,
+        "label": rb.box(w.entry.box).label,
+        "points": w.entry.points,
+        "bonus": w.entry.bonus,
+        "dice": [str(d) for d in w.dice],
+        "throw": w.throw,
+        "why": w.entry.why,
+        "announced": w.announced,
     }

@@ -26,6 +26,7 @@ import numpy as np
 
 from device.camera import CameraRunner, Frame
 from scoring.computer import IMPOSSIBLE_SET
+from scoring.dice import Die
 from scoring.entries import RulesError
 from scoring.game import Game
 from vision.errors import VisionError
@@ -42,11 +43,26 @@ class TrayError(RuntimeError):
     """Something asked of the tray that it cannot do now (said to the player as it is)."""
 
 
+class DiceInView(TrayError):
+    """Calibrating was asked with dice on the tray (``seen``: their boxes): they would be
+    taken for felt, and the die size for theirs. Nothing was changed."""
+
+    def __init__(self, seen: list[tuple[int, int, int, int]]) -> None:
+        n = len(seen)
+        them = "it" if n == 1 else "them"
+        super().__init__(
+            f"{n} {'die' if n == 1 else 'dice'} in view: take {them} out of the tray, then "
+            "calibrate"
+        )
+        self.seen = seen
+
+
 LIVE_WATCHED_S = 5.0  # a live picture is encoded while someone asked for one this recently
 LOOK_EVERY_S = 10.0  # the tray at rest is compared with its empty picture this often
 # A simulated throw is refused while the last one rolls; past this, a roll that was never
 # seen to end (the camera stalled meanwhile) no longer holds the button.
 ROLL_TIMEOUT_S = 10.0
+LIVE_STILL_FACTOR = 5  # while the tray lies still, the live picture is encoded 5x less often
 # Crops kept for corrections: cut by the model's own rule (vision.faces), in colour and
 # larger than any model input so far, so that a later model can still learn from them.
 CROP_PX = 96
@@ -96,6 +112,7 @@ class TrayWatcher:
         self._live_at = 0.0
         self._watched_at = 0.0
         self._overlay: Reading | None = None
+        self._live_overlay: Reading | None = None  # the reading drawn on the live picture
         # the reader's reason to flag every die, else what went wrong with the last throw
         self._message: str | None = recogniser.distrust
         self._reading_ms: float | None = None
@@ -134,12 +151,13 @@ class TrayWatcher:
                 "calibration": self._calibration_summary(),
             }
 
-    def calibrate(self) -> dict[str, Any]:
+    def calibrate(self, anyway: bool = False) -> dict[str, Any]:
         """Calibrate on the camera's newest picture, which should show the empty tray (as
         ``yamscope calibrate`` does on a photo), keep it in ``calibration_path`` and read
         every throw with it from now on; returns its summary. The field of view is the
         configuration's, else the camera's own (a Pi camera module names its lens), else
-        the default. Raises TrayError before the first picture and VisionError when no
+        the default. Raises TrayError before the first picture, DiceInView when the reader
+        sees dice on the new calibration's felt (unless ``anyway``), and VisionError when no
         felt is found: the calibration in use, if any, stays."""
         from vision.calibration import DEFAULT_FIELD_OF_VIEW, calibrate, save
         from vision.recognise import dice_seen
@@ -153,6 +171,8 @@ class TrayWatcher:
         with self._calibrating:
             calibration = calibrate(frame.main, field_of_view=field_of_view)
             seen = dice_seen(frame.main, calibration, self.recogniser.finder)
+            if seen and not anyway:
+                raise DiceInView(seen)
             if self.calibration_path is not None:
                 save(calibration, self.calibration_path)
             self.field_of_view_from = "configuration" if told else "camera" if own else "default"
@@ -236,6 +256,28 @@ class TrayWatcher:
         The session calls it under its lock, as it keeps the reading."""
         with self._lock:
             self._rolling_since = None
+
+    def picture_of(self, dice: Sequence[Die]) -> bytes | None:
+        """These dice drawn on the simulated tray (a computer's throw, shown to the table);
+        None on a real camera's tray, which nothing can draw."""
+        tray = getattr(self.runner.source, "tray", None)
+        game = self.session.game
+        if tray is None or game is None:
+            return None
+        from models.synth import DieSpec, place, render
+
+        specs = [
+            DieSpec(
+                game.rulebook.kind,  # type: ignore[arg-type]
+                d.value,
+                d.colour.value if d.colour else "white",  # type: ignore[arg-type]
+                d.finish.value if d.finish else "frosted",  # type: ignore[arg-type]
+            )
+            for d in dice
+        ]
+        rng = np.random.default_rng()
+        image = render(tray, specs, place(rng, specs, tray), rng).image
+        return _jpeg(_fit(image, 960), 75)
 
     # -- the thread -----------------------------------------------------------------------
     def _loop(self) -> None:
@@ -339,17 +381,22 @@ class TrayWatcher:
             log.info("tray: %s", message)
 
     def _encode_live(self, frame: Frame) -> None:
+        """The live picture, while watched: at its pace while dice move, every few seconds
+        while the tray lies still (the same picture again costs an encode for nothing),
+        and at once when the dice read are to be drawn on it."""
         now = time.monotonic()
+        still = self.detector.state == "idle"
         with self._lock:
-            due = now - self._live_at >= self.live_interval
-            watched = now - self._watched_at <= LIVE_WATCHED_S
             reading = self._overlay
+            pace = self.live_interval * (LIVE_STILL_FACTOR if still else 1)
+            due = now - self._live_at >= pace or reading is not self._live_overlay
+            watched = now - self._watched_at <= LIVE_WATCHED_S
         if not (due and watched):
             return
         picture = draw(frame.main, reading) if reading is not None else frame.main
         encoded = _jpeg(_fit(picture, 960), 70)
         with self._lock:
-            self._live, self._live_at = encoded, now
+            self._live, self._live_at, self._live_overlay = encoded, now, reading
 
     def _publish_status(self) -> None:
         """Tell the session when what the page shows of the camera changed (not for every

@@ -110,21 +110,33 @@ def play_turn(game: Game, player: ComputerPlayer, rng: random.Random) -> None:
     throws are kept and the turn goes on from them instead of being thrown again (the dice
     it meant to keep for an announced throw are not known then: all are thrown).
     """
+    while not play_step(game, player, rng):
+        pass
+
+
+def play_step(game: Game, player: ComputerPlayer, rng: random.Random) -> bool:
+    """One move of the current player's turn: a throw (with what it keeps), an announced
+    throw, or the entry; True once the entry is written. Why steps: the table shows a
+    computer's turn at a person's pace, one move at a time."""
     rb = game.rulebook
     if game.dice is None:
         game.throw(roll(game, rng))
-    if game.announced is None:
-        while game.throw_no < rb.max_throws:
-            keep = player.keep(game)
-            if keep is None:
-                break
+        return False
+    if game.announced is not None:
+        if game.throw_no <= rb.max_throws:  # resumed between an announce and its throw
+            game.throw(roll(game, rng))
+            return False
+    elif game.throw_no < rb.max_throws:
+        keep = player.keep(game)
+        if keep is not None:
             game.throw(roll(game, rng, keep), keep)
-        if game.throw_no == rb.max_throws and rb.announced_throw:
-            announced = player.announce(game)
-            if announced is not None:
-                box, keep = announced
-                game.announce(box)
-                game.throw(roll(game, rng, keep), keep)
-    elif game.throw_no <= rb.max_throws:
-        game.throw(roll(game, rng))
+            return False
+    elif rb.announced_throw:
+        announced = player.announce(game)
+        if announced is not None:
+            box, keep = announced
+            game.announce(box)
+            game.throw(roll(game, rng, keep), keep)
+            return False
     game.score(player.choose(game))
+    return True

@@ -108,6 +108,20 @@ class Game:
         return len(self.written) + 1
 
     @property
+    def effective(self) -> tuple[dict[str, Any], ...]:
+        """The events that make the game as it stands: the log without what undo took back
+        (why: records about the dice on the table, such as a correction's "before", must
+        not look at an undone throw)."""
+        return tuple(self._effective)
+
+    def throw_event(self) -> dict[str, Any] | None:
+        """The logged throw whose dice are on the table (corrected since, maybe), None before
+        the turn's first throw."""
+        if self.dice is None:
+            return None
+        return next(e for e in reversed(self._effective) if e["type"] == "throw")
+
+    @property
     def finished(self) -> bool:
         return self.rulebook.finished(self.table)
 
@@ -187,6 +201,21 @@ class Game:
         assert self.dice is not None
         return self.dice
 
+    def uncorrect(self) -> tuple[Die, ...]:
+        """Take back the last correction, when it is the last thing done: the dice are as
+        they were before it (a die put right by mistake)."""
+        last = self._effective[-1] if len(self._effective) > 1 else None
+        if last is None or last["type"] != "correct":
+            raise RulesError("no correction to undo")
+        of = next(i for i in range(len(self.events) - 1, -1, -1) if self.events[i] is last)
+        self._do({"type": "uncorrect", "of": of})
+        assert self.dice is not None
+        return self.dice
+
+    def can_uncorrect(self) -> bool:
+        """Whether the last thing done is a correction (``uncorrect`` takes it back)."""
+        return len(self._effective) > 1 and self._effective[-1]["type"] == "correct"
+
     def undo(self) -> Written:
         """Take back the last entry: its turn is open again with the dice as they were."""
         last = self.written[-1] if self.written else None
@@ -208,6 +237,7 @@ class Game:
             "score": self._on_score,
             "correct": self._on_correct,
             "undo": self._on_undo,
+            "uncorrect": self._on_uncorrect,
         }.get(kind)  # type: ignore[arg-type]
         if handler is None:
             raise RulesError(f"unknown event type {kind!r}")
@@ -217,7 +247,7 @@ class Game:
             raise
         except (NotationError, KeyError, TypeError, ValueError, AttributeError) as exc:
             raise RulesError(f"malformed {kind} event: {exc}") from None
-        if kind != "undo":
+        if kind not in ("undo", "uncorrect"):
             self._effective.append(event)
 
     def _on_order(self, event: dict[str, Any]) -> None:
@@ -319,6 +349,18 @@ class Game:
         if last is None:
             raise RulesError("nothing to undo")
         effective = self._effective[:last]
+        self._effective = effective[:1]
+        self._start(effective[0])
+        for e in effective[1:]:
+            self._apply(e)
+
+    def _on_uncorrect(self, event: dict[str, Any]) -> None:
+        of = int(event["of"])
+        if not (0 < of < len(self.events) and self._effective[-1] is self.events[of]):
+            raise RulesError("no correction to undo")
+        if self.events[of]["type"] != "correct":
+            raise RulesError("no correction to undo")
+        effective = self._effective[:-1]
         self._effective = effective[:1]
         self._start(effective[0])
         for e in effective[1:]:

@@ -69,6 +69,7 @@ class SimulatedSource:
         self._specs: list[DieSpec] = []
         self._poses: list[Pose] = []
         self._shown: np.ndarray | None = None
+        self._lores: tuple[np.ndarray, np.ndarray] | None = None
         self._pacer = Pacer(fps, realtime)
         self._seq = 0
         self._open = False
@@ -139,7 +140,9 @@ class SimulatedSource:
                     self._shots.pop(0)
         assert self._shown is not None
         main = self._shown
-        frame = Frame(main, grey_lores(main, self.lores_size), time.monotonic(), self._seq)
+        if self._lores is None or self._lores[0] is not main:  # a still tray: the same small
+            self._lores = (main, grey_lores(main, self.lores_size))  # picture, made once
+        frame = Frame(main, self._lores[1], time.monotonic(), self._seq)
         self._seq += 1
         return frame
 

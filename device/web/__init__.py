@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from importlib import resources
 from typing import Any
 
@@ -33,12 +34,32 @@ CSP = (
 )
 
 
+class QuietPolls(logging.Filter):
+    """Leave out of the log the requests every screen repeats (the live picture twice a
+    second, the pushed states, the page's files) when they succeeded: a kiosk watching the
+    tray for an evening wrote a line a second, and the lines worth reading got lost."""
+
+    POLLED = re.compile(
+        r'"(?:GET|HEAD) /(?:api/(?:live|photo)\.jpg|api/(?:state|events|health)|static/)'
+        r'[^"]*" [23]\d\d '
+    )
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not self.POLLED.search(record.getMessage())
+
+
+QUIET_POLLS = QuietPolls()
+
+
 def _error(message: str, status: int) -> Response:
     """A JSON error; a message quoting the client's input may hold a lone surrogate,
     which UTF-8 cannot carry: it goes out escaped."""
     import json
 
-    body = json.dumps({"error": message, "status": status}, ensure_ascii=False)
+    from device.words import french
+
+    said = {"error": message, "error_fr": french(message), "status": status}
+    body = json.dumps(said, ensure_ascii=False)
     data = body.encode("utf-8", errors="backslashreplace")
     return Response(data, status=status, mimetype="application/json")
 
@@ -73,6 +94,7 @@ def create_app(
     Without a PIN the app answers only to loopback host names (``localhost``, any of
     127.0.0.0/8, ``::1``), so a web page elsewhere cannot reach it through DNS rebinding.
     """
+    logging.getLogger("werkzeug").addFilter(QUIET_POLLS)  # once: the same filter object
     app = Flask(__name__, static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.config["JSON_SORT_KEYS"] = False

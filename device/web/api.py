@@ -15,11 +15,12 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from device.config import is_loopback
-from device.table import TableSession, TooManyListeners
+from device.table import CalibrationRefused, TableSession, TooManyListeners
 from device.table_state import rules_catalog
 from device.version import version
 from device.web import validate
 from device.web.openapi import openapi
+from device.words import french
 
 KEEPALIVE_S = 10.0
 
@@ -104,8 +105,16 @@ def build_api(max_players: int) -> Blueprint:
     def calibrate() -> Response:
         """Calibrate on the camera's picture of the empty tray; the state's ``camera`` then
         carries the calibration's summary (felt, die size, field of view, light advice)."""
-        validate.body(_json(), set())
-        return _answer(_session().calibrate())
+        data = validate.body(_json(), {"anyway"})
+        anyway = data.get("anyway", False)
+        if not isinstance(anyway, bool):
+            raise validate.BadRequest("anyway must be true or false")
+        try:
+            return _answer(_session().calibrate(anyway=anyway))
+        except CalibrationRefused as exc:  # the page asks whether to calibrate anyway
+            message = str(exc)
+            refused = {"error": message, "error_fr": french(message), "status": 409}
+            return _answer(refused | {"dice_seen": exc.seen}, 409)
 
     @api.get("/health")
     def health() -> Response:
@@ -140,6 +149,21 @@ def build_api(max_players: int) -> Blueprint:
     def undo() -> Response:
         validate.body(_json(), set())
         return _answer(_session().undo())
+
+    @api.post("/skip")
+    def skip() -> Response:
+        validate.body(_json(), set())
+        return _answer(_session().skip())
+
+    @api.get("/photo.jpg")
+    def photo() -> Response:
+        """A computer's throw drawn on the simulated tray (404 when there is none)."""
+        picture = _session().photo()
+        if picture is None:
+            return _answer({"error": "no picture of this throw", "status": 404}, 404)
+        response = Response(picture, mimetype="image/jpeg")
+        response.headers["Cache-Control"] = "no-store"
+        return response
 
     @api.get("/events")
     def events() -> Response:

@@ -57,7 +57,11 @@ def _schemas(max_players: int) -> dict[str, Any]:
         "Error": {
             "type": "object",
             "required": ["error", "status"],
-            "properties": {"error": {"type": "string"}, "status": {"type": "integer"}},
+            "properties": {
+                "error": {"type": "string"},
+                "error_fr": {"type": "string", "description": "the same, in French"},
+                "status": {"type": "integer"},
+            },
         },
         "NewGame": {
             "type": "object",
@@ -121,7 +125,17 @@ def _schemas(max_players: int) -> dict[str, Any]:
             },
         },
         "Undo": {"type": "object", **closed, "properties": {}},
-        "Calibrate": {"type": "object", **closed, "properties": {}},
+        "Skip": {"type": "object", **closed, "properties": {}},
+        "Calibrate": {
+            "type": "object",
+            **closed,
+            "properties": {
+                "anyway": {
+                    "type": "boolean",
+                    "description": "calibrate even with dice in view (409 with dice_seen else)",
+                }
+            },
+        },
         "Entry": {
             "type": "object",
             "properties": {
@@ -211,6 +225,12 @@ def _schemas(max_players: int) -> dict[str, Any]:
                 "advice": {"type": ["object", "null"]},
                 "advice_pending": {"type": "boolean"},
                 "computer_error": {"type": ["string", "null"]},
+                "computer_error_fr": {"type": ["string", "null"]},
+                "photo": {
+                    "type": ["integer", "null"],
+                    "description": "a computer's throw is drawn at /api/photo.jpg (this number "
+                    "changes with each picture)",
+                },
             },
         },
     }
@@ -295,7 +315,8 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
             "/api/calibrate": {
                 "post": _action(
                     "calibrate the camera on the empty tray it sees now (409: no camera, no "
-                    "picture yet or no felt found; the calibration in use stays)",
+                    "picture yet, no felt found, or dice in view, with their boxes in "
+                    "dice_seen; the calibration in use stays)",
                     "Calibrate",
                 )
             },
@@ -309,6 +330,21 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
             "/api/announce": {"post": _action("announce the extra throw for a box", "Announce")},
             "/api/score": {"post": _action("write the dice in a box", "Score")},
             "/api/undo": {"post": _action("take back the last human entry", "Undo")},
+            "/api/skip": {
+                "post": _action(
+                    "the computer playing now plays the rest of its turn at once", "Skip"
+                )
+            },
+            "/api/photo.jpg": {
+                "get": {
+                    "summary": "the current throw drawn on the tray, when a computer threw it on "
+                    "the simulated tray (the state's `photo` says when there is one)",
+                    "responses": {
+                        "200": {"description": "JPEG", "content": {"image/jpeg": {}}},
+                        "404": {"description": "no such picture", **_json(_ref("Error"))},
+                    },
+                }
+            },
         },
         "components": {
             "schemas": _schemas(max_players),

@@ -112,13 +112,21 @@ def player_name(value: Any) -> str:
 
 
 def players(value: Any, max_players: int) -> list[str]:
+    """Names, computer kinds, or a named computer: "facile:Rita"."""
     if not isinstance(value, list) or not 1 <= len(value) <= max_players:
         raise BadRequest(f"players must be a list of 1 to {max_players} players")
-    names = [player_name(v) for v in value]
+    names = [_player(v) for v in value]
     humans = [n.casefold() for n in names if n.lower() not in COMPUTER_KINDS]
     if len(set(humans)) != len(humans):
         raise BadRequest("two players have the same name")
     return names
+
+
+def _player(value: Any) -> str:
+    kind, sep, alias = value.partition(":") if isinstance(value, str) else ("", "", "")
+    if sep and kind.strip().lower() in COMPUTER_KINDS:
+        return f"{kind.strip().lower()}:{player_name(alias)}"
+    return player_name(value)
 
 
 def keep(value: Any, dice_count: int) -> list[int]:

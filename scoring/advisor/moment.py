@@ -51,9 +51,10 @@ def advise_game(game: Game, cache_dir: str | os.PathLike[str] | None = None) -> 
 
 def _impossible(game: Game, raw: dict[str, Any]) -> dict[str, Any]:
     """Yams impossible's options are valued as gains over the rest of the game: turned
-    into expected final scores (the best option's is the advisor's expected final)."""
+    into expected final scores, the sheet's expectation before this turn plus the gain
+    (why: the sheet's alone is the same for every throw of the turn, whatever the dice)."""
     assert game.dice is not None
-    final = raw["expected_final"]
+    final = round(raw["expected_final"] + raw["best"]["value"], 1)
     why = {e.box: e.why for e in game.choices()}
 
     def faces(positions: list[int]) -> list[int]:

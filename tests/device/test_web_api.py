@@ -94,7 +94,8 @@ def refused(api: Api, status: int, path: str, body: Any = None, **kw: Any) -> di
     version, stored = api.session.version, api.stored()
     r = api.post(path, body, **kw) if not kw.get("raw") else kw["raw"]()
     assert r.status_code == status, (r.status_code, r.get_data(as_text=True))
-    assert r.is_json and set(r.json) == {"error", "status"} and r.json["status"] == status
+    assert r.is_json and set(r.json) == {"error", "error_fr", "status"}
+    assert r.json["status"] == status
     assert api.session.version == version
     assert api.stored() == stored
     return r.json

@@ -70,10 +70,13 @@ def driver() -> Iterator[Any]:
 class Server:
     """``yamscope serve`` in a subprocess, on a free port, with its own data folder."""
 
-    def __init__(self, folder: Path, camera: str = "none", config: Path | None = None) -> None:
+    def __init__(
+        self, folder: Path, camera: str = "none", config: Path | None = None, advice: bool = False
+    ) -> None:
         self.folder = folder
         self.camera = camera
         self.config = config
+        self.advice = advice
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))
             self.port = s.getsockname()[1]
@@ -89,8 +92,10 @@ class Server:
         command = [sys.executable, "-m", "device.cli", "serve", "--port", str(self.port)]
         if self.config is not None:
             command += ["--config", str(self.config)]
+        if not self.advice:
+            command.append("--no-advice")
         self.process = subprocess.Popen(
-            [*command, "--camera", self.camera, "--no-advice"],
+            [*command, "--camera", self.camera],
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -274,7 +279,8 @@ def test_play_reload_correct_undo_and_survive_a_crash(driver: Any, server: Serve
     click(driver, "#btn-throw")
     wait(driver, lambda d: len(dice(d)) == 5 and suggestions(d), "a new throw")
     before, shown = dice(driver), suggestions(driver)
-    click(driver, '#dice .edit[data-edit="0"]')
+    click(driver, "#btn-correct")  # then the die to correct
+    click(driver, '#dice .die[data-index="0"]')
     wait(driver, lambda d: css(d, "#dlg-die[open]"), "the die editor")
     new_value = "6" if before[0] != "6" else "1"
     click(driver, f'#die-values [data-value="{new_value}"]')
@@ -284,7 +290,10 @@ def test_play_reload_correct_undo_and_survive_a_crash(driver: Any, server: Serve
     corrected = server.state()["game"]
     assert corrected["dice"][0]["value"] == int(new_value) and corrected["throw"] == 1
 
-    # undo takes back Anne's entry (and the computer's after it)
+    # undo takes back the correction first (the last thing done), then Anne's entry (and
+    # the computer's after it)
+    click(driver, "#btn-undo")
+    wait(driver, lambda d: dice(d) == before, "the correction taken back")
     click(driver, "#btn-undo")
     wait(driver, lambda d: cell(d, box) == "", "the entry taken back")
     written = (
@@ -431,9 +440,11 @@ def test_what_the_camera_has_to_say_is_the_banner(driver: Any, tmp_path: Path) -
         viewport(driver, 800, 480)
         driver.get(server.url)
         start_game(driver, "yams", ["Anne"])
-        wait(driver, lambda d: "4 dice read on the tray, 5 expected" in text(d, "#banner"),
-             "the camera's message in the banner")  # fmt: skip
+        wait(driver, lambda d: "4 dés lus sur la piste, 5 attendus" in text(d, "#banner"),
+             "the camera's message in the banner, in the page's language")  # fmt: skip
         assert "error" in read(driver, "return document.querySelector('#banner').className")
+        click(driver, "#btn-lang")
+        assert "4 dice read on the tray, 5 expected" in text(driver, "#banner")
         assert server.state()["game"]["throw"] == 0
     finally:
         server.kill(signal.SIGTERM)
@@ -479,6 +490,10 @@ def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path)
         # this drawn tray (seed 2) is dim: the page says so in its own language
         assert [p["problem"] for p in calibration["light"]] == ["dark", "uneven"]
         assert "Trop sombre : le feutre est à " in text(driver, "#toast")
+        # and written under the picture, where it stays (a touch screen has no hover)
+        wait(driver, lambda d: "Trop sombre : le feutre est à " in text(d, "#light-advice"),
+             "the light advice under the live picture")  # fmt: skip
+        assert css(driver, "#light-advice")[0].is_displayed()
         assert calibration["tray_share"] < 0.95  # the photo's tray, not the plain lead-in
         # anything the reader takes for a die on the empty tray is said, and only then
         assert ("Le lecteur voit" in text(driver, "#toast")) == bool(calibration["dice_seen"])

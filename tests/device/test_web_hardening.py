@@ -292,7 +292,7 @@ def test_deep_or_non_unicode_bodies_are_400(session: TableSession, raw: str) -> 
         headers={"X-Yamscope-Token": token},
     )  # fmt: skip
     assert r.status_code == 400, r.get_data(as_text=True)
-    assert set(r.json) == {"error", "status"} and session.version == version
+    assert set(r.json) == {"error", "error_fr", "status"} and session.version == version
 
 
 @pytest.mark.parametrize(

@@ -160,3 +160,23 @@ def test_a_file_no_photo_could_be_is_one_line_and_the_others_are_read(
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
     assert str(bad) in result.stderr and said in result.stderr
     assert result.stdout.startswith(f"{good}: 6")  # the photo after it is still read
+
+
+def test_calibrate_never_silently_replaces_the_appliances_calibration(tmp_path: Path) -> None:
+    image = tmp_path / "empty.png"
+    cv2.imwrite(str(image), felt(seed=3))
+    data = tmp_path / "data"
+    live = data / "calibration.json"
+    data.mkdir()
+    live.write_text("the table's own", encoding="utf-8")
+    refused = run("calibrate", str(image), data=data)
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1
+    assert "--force" in refused.stderr and "--out" in refused.stderr
+    assert live.read_text(encoding="utf-8") == "the table's own"
+    assert not (data / "calibration.png").exists()
+    other = run("calibrate", str(image), "--out", str(tmp_path / "other.json"), data=data)
+    assert other.returncode == 0, other.stderr
+    assert live.read_text(encoding="utf-8") == "the table's own"
+    forced = run("calibrate", str(image), "--force", data=data)
+    assert forced.returncode == 0, forced.stderr
+    assert json.loads(live.read_text(encoding="utf-8"))["format"] == "yamscope-calibration"

@@ -12,7 +12,7 @@ const WORDS = {
     no_game: "Pas de partie en cours.", start: "Commencer", cancel: "Annuler", ok: "Valider",
     rules: "Règles", options: "Options", players: "Joueurs", add_player: "Ajouter un joueur",
     remove: "Retirer", human: "Humain", facile: "Ordi facile", difficile: "Ordi difficile",
-    name: "Nom", player_n: "Joueur {0}", turn_of: "Au tour de {0}", throw_no: "jet {0}/{1}",
+    name: "Nom", player_n: "Joueur {0}", turn_of: "Au tour {0}", throw_no: "jet {0}/{1}",
     first_throw: "Lancez les dés.", computer_plays: "{0} joue…",
     suggestions: "Cases possibles", show_all: "Toutes les cases ({0})", show_less: "Moins de cases",
     advice: "Conseil", advice_keep: "garder {0} et relancer", advice_keep_none: "tout relancer",
@@ -38,13 +38,19 @@ const WORDS = {
     cam_stalled: "caméra : plus d'image", cam_reopening: "caméra : reconnexion…",
     cam_failed: "caméra en panne : {0}", cam_stopped: "caméra arrêtée",
     tray_waiting: "Lancez les dés dans la piste : la caméra les lit.",
-    unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez ✎ pour corriger.",
+    unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez « ✎ Corriger » puis le dé.",
+    correct: "✎ Corriger", correct_which: "✎ Touchez le dé",
+    skip: "Passer ⏭", reading: "Lecture des dés…",
+    round: "tour {0}/{1}", round_open: "tour {0}", bonus_needed: "encore {0}",
+    bonus_needed_title: "points encore à faire dans le haut pour la prime", replay: "Rejouer",
+    undone: "Annulé : {0}.", undone_correction: "Correction annulée : {0} redevient {1}.", undone_computers: "{0} et {1} coup(s) de l'ordinateur", computer_photo: "Le jet de {0} sur la piste",
     calibrate: "Calibrer (piste vide)",
     not_calibrated: "Piste non calibrée : videz-la, puis touchez « Calibrer ».",
     calibrated: "Calibrée : caméra de {0}° ({1}), dés de {2} px.",
     fov_camera: "dit par la caméra", fov_configuration: "réglage", fov_default: "par défaut",
     fov_file: "fichier de calibration",
     calibration_done: "Piste calibrée.", light_good: "Lumière bonne.",
+    calibrate_anyway: "Le lecteur voit {0} dé(s) sur la piste : sortez-les d'abord. Calibrer quand même (si ce ne sont pas des dés) ?",
     confirm_calibrate: "Calibrer sur ce que la caméra voit maintenant ? La piste doit être vide.",
     lens_too_wide: "Objectif plus large que ceux appris (75° au plus) : les dés près du bord seront moins bien lus.",
     dice_seen: "Le lecteur voit {0} dé(s) sur cette image : un dé resté sur la piste doit en sortir (puis recalibrer) ; tout le reste fait désormais partie de la piste vide et ne sera pas lu comme un dé.",
@@ -83,13 +89,19 @@ const WORDS = {
     cam_stalled: "camera: no picture", cam_reopening: "camera: reconnecting…",
     cam_failed: "camera failed: {0}", cam_stopped: "camera stopped",
     tray_waiting: "Throw the dice in the tray: the camera reads them.",
-    unsure: "check", check_dice: "Check the marked dice: tap ✎ to correct.",
+    unsure: "check", check_dice: "Check the marked dice: tap “✎ Correct”, then the die.",
+    correct: "✎ Correct", correct_which: "✎ Tap the die",
+    skip: "Skip ⏭", reading: "Reading the dice…",
+    round: "turn {0}/{1}", round_open: "turn {0}", bonus_needed: "{0} to go",
+    bonus_needed_title: "points still to make in the upper boxes for the bonus", replay: "Play again",
+    undone: "Undone: {0}.", undone_correction: "Correction undone: {0} is {1} again.", undone_computers: "{0} and {1} computer turn(s)", computer_photo: "{0}'s throw on the tray",
     calibrate: "Calibrate (empty tray)",
     not_calibrated: "Tray not calibrated: empty it, then tap “Calibrate”.",
     calibrated: "Calibrated: camera of {0}° ({1}), dice of {2} px.",
     fov_camera: "told by the camera", fov_configuration: "setting", fov_default: "default",
     fov_file: "calibration file",
     calibration_done: "Tray calibrated.", light_good: "Light is good.",
+    calibrate_anyway: "The reader sees {0} dice on the tray: take them out first. Calibrate anyway (if they are not dice)?",
     confirm_calibrate: "Calibrate on what the camera sees now? The tray must be empty.",
     lens_too_wide: "A lens wider than the models learned (75° at most): dice near the wall will be read less well.",
     dice_seen: "The reader sees {0} dice in this picture: a die left in the tray must come out (then calibrate again); anything else there is now part of the empty tray and will not be read as a die.",
@@ -104,6 +116,32 @@ if (lang !== "en") lang = "fr";
 function t(key, ...args) {
   const text = WORDS[lang][key] ?? WORDS.fr[key] ?? key;
   return text.replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
+}
+
+// The server sends the engine's French with its English beside it (KEY_en), and its own
+// English messages with their French (KEY_fr): the page shows the one of its language.
+function tr(item, key) {
+  const english = item && item[`${key}_en`];
+  return lang === "en" && english != null ? english : item && item[key];
+}
+
+function said(item, key) {
+  const french = item && item[`${key}_fr`];
+  return lang === "fr" && french != null ? french : item && item[key];
+}
+
+// Numbers as each language writes them: 2 623,9 and 39,6° in French, 2,623.9 in English.
+const formats = {};
+function num(x, digits = 1) {
+  const key = `${lang}:${digits}`;
+  formats[key] ??= new Intl.NumberFormat(lang === "fr" ? "fr-FR" : "en-GB", { maximumFractionDigits: digits });
+  return formats[key].format(x);
+}
+
+// « Au tour de Bruno », « au tour d'Alice »: French elides « de » before a vowel or a mute h.
+function whose(name) {
+  if (lang !== "fr") return name;
+  return /^[aeiouyhàâäéèêëîïôöùûü]/i.test(name) ? `d'${name}` : `de ${name}`;
 }
 
 // -- small DOM helper (text only: names never become HTML) -----------------------------------
@@ -129,6 +167,14 @@ function el(tag, props = {}, ...children) {
 let state = boot.state;
 let keep = new Set();
 let keepFor = null;
+// The dice this screen set aside that the server has not confirmed yet: they win over the
+// server's older list until the last tap is answered (else taps a second apart undo each other).
+let keepWanted = null;
+let keepSending = false;
+let correcting = false;
+// « Lancer » tapped on a camera table: the moment it was tapped in, until the dice are read
+let readingFor = null;
+let readingTimer = null; // « ✎ Corriger » pressed: the next die tapped opens its editor
 let showAll = false;
 let pin = sessionStorage.getItem("yamscope.pin");
 let pending = null; // a request waiting for the PIN
@@ -145,7 +191,8 @@ function apply(next) {
 }
 
 // -- requests --------------------------------------------------------------------------------
-async function post(path, body) {
+// ``ask``: called with a refusal's body; true when it was handled there (no toast).
+async function post(path, body, ask = null) {
   const headers = { "Content-Type": "application/json", "X-Yamscope-Token": boot.token };
   if (boot.pin && pin) headers["X-Yamscope-Pin"] = pin;
   let response;
@@ -171,7 +218,7 @@ async function post(path, body) {
     askPin();
     return null;
   }
-  toast(data.error || response.statusText);
+  if (!(ask && ask(data))) toast(said(data, "error") || response.statusText);
   return null;
 }
 
@@ -230,8 +277,9 @@ function render() {
   const game = state.game;
   $("no-game").hidden = !!game;
   $("table").hidden = !game;
-  $("game-name").textContent = game ? game.name : "";
-  $("btn-undo").disabled = !game || !game.recent.some((r) => !isComputer(game, r.player));
+  $("game-name").textContent = game ? tr(game, "name") : "";
+  $("btn-undo").disabled = !game
+    || !(game.corrected || game.recent.some((r) => !isComputer(game, r.player)));
   renderCamera();
   if (!game) {
     $("sheet").replaceChildren();
@@ -245,6 +293,7 @@ function render() {
   renderDice(game);
   renderActions(game);
   renderAdvice(game);
+  renderPhoto(game);
   renderSuggestions(game);
   renderRecent(game);
   renderSheet(game);
@@ -271,7 +320,7 @@ function renderCamera() {
 
 // what the camera was calibrated with, and what to change in the light
 function lightAdvice(calibration) {
-  const percent = (x) => Math.round(x * 1000) / 10;
+  const percent = (x) => num(x * 100, 1);
   return calibration.light.map((p) => t(`light_${p.problem}`, percent(p.measured), percent(p.limit)));
 }
 
@@ -285,18 +334,28 @@ function renderCalibration(calibration) {
   const text = $("calibration-text");
   if (!calibration) {
     text.textContent = t("not_calibrated");
-    text.title = "";
+    $("light-advice").hidden = true;
     return;
   }
-  text.textContent = t("calibrated", calibration.field_of_view,
+  text.textContent = t("calibrated", num(calibration.field_of_view, 1),
     t(`fov_${calibration.field_of_view_from}`), Math.round(calibration.die_side))
     + calibrationWarnings(calibration);
-  text.title = lightAdvice(calibration).join("\n");
+  // written out, not in a tooltip: a touch screen has no hover
+  const advice = lightAdvice(calibration);
+  $("light-advice").replaceChildren(...advice.map((line) => el("li", { text: line })));
+  $("light-advice").hidden = !advice.length;
 }
 
 async function calibrate() {
   if (!window.confirm(t("confirm_calibrate"))) return;
-  const result = await post("/api/calibrate", {});
+  let again = false;
+  const inView = (data) => {
+    if (!Array.isArray(data.dice_seen)) return false;
+    again = window.confirm(t("calibrate_anyway", data.dice_seen.length));
+    return true;
+  };
+  let result = await post("/api/calibrate", {}, inView);
+  if (!result && again) result = await post("/api/calibrate", { anyway: true });
   const calibration = result && result.camera && result.camera.calibration;
   if (!calibration) return;
   const advice = calibration.light.length ? lightAdvice(calibration).join(" ") : t("light_good");
@@ -323,13 +382,16 @@ function syncKeep(game) {
   const key = [state.instance, game.id, game.turn, game.throw, game.player].join(":");
   if (key === keepFor) return;
   keepFor = key;
+  keepWanted = null;
+  correcting = false;
   keep = new Set((game.dice || []).flatMap((d, i) => (d.kept ? [i] : [])));
   showAll = false;
 }
 
 function syncServerKeep() {
   // With a camera the server holds the dice set aside: every screen shows the same ones.
-  if (Array.isArray(state.keep)) keep = new Set(state.keep);
+  if (keepWanted) keep = new Set(keepWanted);
+  else if (Array.isArray(state.keep)) keep = new Set(state.keep);
 }
 
 function renderBanner(game) {
@@ -339,30 +401,35 @@ function renderBanner(game) {
   if (game.finished) {
     const best = game.winners.length ? game.scores[game.winners[0]] : 0;
     text = `${t("game_over")} ` + (game.winners.length > 1
-      ? t("tie", game.winners.join(", "), best)
-      : t("winner", game.winners[0], best));
+      ? t("tie", game.winners.join(", "), num(best, 0))
+      : t("winner", game.winners[0], num(best, 0)));
     kind = "win";
   } else if (state.computer_error) {
-    text = t("computer_error", state.computer_error);
+    text = t("computer_error", said(state, "computer_error"));
     kind = "error";
   } else if (state.camera && state.camera.message) {
-    text = state.camera.message;
+    text = said(state.camera, "message");
     kind = "error";
   } else if ((state.unsure || []).length) {
     text = t("check_dice");
     kind = "error";
   } else if (game.announced) {
-    text = t("announced", game.announced_throw, label(game, game.announced));
+    text = t("announced", tr(game, "announced_throw"), label(game, game.announced));
   }
   banner.hidden = !text;
   banner.textContent = text || "";
+  banner.title = text || "";
   banner.className = `banner ${kind}`;
+  banner.onclick = () => banner.classList.toggle("open"); // the whole message, on a low screen
+  if (game.finished) {
+    banner.append(" ", el("button", { type: "button", id: "btn-replay", class: "primary", text: t("replay"), onclick: replay }));
+  }
 }
 
 function label(game, box) {
   const row = game.sheet.rows.find((r) => r.kind === "box" && r.id === box);
   const col = (game.sheet.columns || []).find((c) => c.id === box);
-  return (row && row.label) || (col && col.label) || box;
+  return tr(row, "label") || tr(col, "label") || box;
 }
 
 function renderTurn(game) {
@@ -371,8 +438,9 @@ function renderTurn(game) {
     turn.textContent = "";
     return;
   }
-  const who = game.human_turn ? t("turn_of", game.player) : t("computer_plays", game.player);
+  const who = game.human_turn ? t("turn_of", whose(game.player)) : t("computer_plays", game.player);
   const parts = [who];
+  if (game.round) parts.push(game.rounds ? t("round", game.round, game.rounds) : t("round_open", game.round));
   if (game.throw) parts.push(t("throw_no", game.throw, game.max_throws));
   else if (game.human_turn) parts.push(t("first_throw"));
   turn.textContent = parts.join(" — ");
@@ -387,33 +455,28 @@ function adviceDice() {
 function renderDice(game) {
   const box = $("dice");
   const advised = adviceDice();
-  const tiles = (game.dice || []).map((die, i) => {
+  const playing = game.human_turn && !game.finished;
+  const dice = (game.dice || []).map((die, i) => {
     const classes = ["die", game.kind, die.colour || "plain", die.finish || ""];
     const unsure = (state.unsure || []).includes(i);
     if (keep.has(i)) classes.push("kept");
     if (advised.has(i)) classes.push("advised");
     if (unsure) classes.push("unsure");
+    const tag = correcting ? "✎" : keep.has(i) ? t("kept") : unsure ? t("unsure")
+      : advised.has(i) ? t("advised") : "";
     const button = el("button", {
       type: "button",
       class: classes.join(" "),
       "aria-pressed": keep.has(i) ? "true" : "false",
       "data-index": i,
       title: [die.colour && t(die.colour), die.finish && t(die.finish)].filter(Boolean).join(", "),
-      disabled: !game.human_turn || game.finished,
-    }, el("span", { class: "value", text: die.value }),
-    el("span", {
-      class: "tag",
-      text: keep.has(i) ? t("kept") : unsure ? t("unsure") : advised.has(i) ? t("advised") : "",
-    }));
-    longPress(button, () => toggleKeep(i), () => editDie(i));
-    const edit = el("button", {
-      type: "button", class: "edit", "data-edit": i, text: "✎", "aria-label": t("edit"),
-      title: t("edit"), disabled: !game.human_turn || game.finished, onclick: () => editDie(i),
-    });
-    return el("div", { class: "tile" }, button, edit);
+      disabled: !playing,
+    }, el("span", { class: "value", text: die.value }), el("span", { class: "tag", text: tag }));
+    longPress(button, () => (correcting ? editDie(i) : toggleKeep(i)), () => editDie(i));
+    return button;
   });
-  box.replaceChildren(...tiles);
-  box.className = `dice n${(game.dice || []).length || game.dice_count}`;
+  box.replaceChildren(...dice);
+  box.className = `dice n${(game.dice || []).length || game.dice_count}${correcting ? " correcting" : ""}`;
 }
 
 function longPress(node, onTap, onLong) {
@@ -432,10 +495,33 @@ function longPress(node, onTap, onLong) {
 }
 
 function toggleKeep(i) {
-  if (keep.has(i)) keep.delete(i);
-  else keep.add(i);
+  const next = new Set(keep);
+  if (next.has(i)) next.delete(i);
+  else next.add(i);
+  keep = next;
+  if (state.camera) {
+    keepWanted = next;
+    sendKeep();
+  }
   render();
-  if (state.camera) post("/api/keep", { keep: [...keep].sort((a, b) => a - b) });
+}
+
+const sorted = (set) => [...set].sort((a, b) => a - b);
+
+// One keep request at a time, each with the newest choice: answers cannot arrive out of order.
+async function sendKeep() {
+  if (keepSending) return;
+  keepSending = true;
+  try {
+    while (keepWanted) {
+      const sent = sorted(keepWanted);
+      const result = await post("/api/keep", { keep: sent });
+      if (!result || (keepWanted && sorted(keepWanted).join() === sent.join())) keepWanted = null;
+    }
+  } finally {
+    keepSending = false;
+  }
+  render();
 }
 
 function renderActions(game) {
@@ -446,13 +532,19 @@ function renderActions(game) {
   button.disabled = !game.can_throw;
   // A real camera reads the throws by itself; only the simulated tray has a throw button.
   const cameraReads = state.camera && !state.camera.can_throw;
-  button.hidden = game.finished || cameraReads;
+  button.hidden = game.finished || cameraReads || !game.human_turn;
+  $("btn-skip").hidden = game.finished || game.human_turn;
   const waiting = $("tray-waiting");
   waiting.hidden = !cameraReads || game.finished || !game.can_throw || !game.human_turn;
   waiting.textContent = t("tray_waiting");
   const announce = $("btn-announce");
   announce.hidden = !game.announceable.length;
-  announce.textContent = t("announce", game.announced_throw || "");
+  announce.textContent = t("announce", tr(game, "announced_throw") || "");
+  renderReading(game);
+  const correct = $("btn-correct");
+  correct.hidden = !game.dice || !game.human_turn || game.finished;
+  correct.setAttribute("aria-pressed", correcting ? "true" : "false");
+  correct.textContent = correcting ? t("correct_which") : t("correct");
 }
 
 function renderAdvice(game) {
@@ -474,12 +566,12 @@ function renderAdvice(game) {
   if (best.action === "keep") what = keepText(best.keep);
   else if (best.action === "write") what = t("advice_box", label(game, best.box), best.entry_points);
   else if (best.action === "announce") {
-    what = t("advice_announce", game.announced_throw, label(game, best.box), (best.keep || []).join(" ") || "—");
+    what = t("advice_announce", tr(game, "announced_throw"), label(game, best.box), (best.keep || []).join(" ") || "—");
   }
   const value = typeof advice.value === "number" ? advice.value : best.value;
   const worth = typeof value !== "number" ? ""
     : advice.objective === "win" ? t("win_chance", Math.round(Math.min(value, 1) * 100))
-    : t("expected", value.toFixed(1));
+    : t("expected", num(value, 1));
   box.hidden = !what;
   box.className = "advice";
   box.replaceChildren(
@@ -488,8 +580,47 @@ function renderAdvice(game) {
   );
 }
 
+// After « Lancer » on a camera table the dice roll, settle and are read: say so meanwhile.
+function moment(game) {
+  return [state.instance, game.id, game.turn, game.throw].join(":");
+}
+
+function renderReading(game) {
+  const camera = state.camera;
+  if (readingFor && (readingFor !== moment(game) || (camera && camera.message))) stopReading();
+  $("reading").hidden = !readingFor;
+  $("reading").textContent = t("reading");
+}
+
+function startReading() {
+  if (!state.camera || !state.game) return;
+  readingFor = moment(state.game);
+  clearTimeout(readingTimer);
+  readingTimer = setTimeout(() => { stopReading(); render(); }, 20000); // never for ever
+  render();
+}
+
+function stopReading() {
+  readingFor = null;
+  clearTimeout(readingTimer);
+}
+
+// A computer's turn: its throw drawn on the tray, where the tray can be drawn.
+function renderPhoto(game) {
+  const figure = $("throw-photo");
+  const shown = !game.human_turn && !game.finished && state.photo != null;
+  figure.hidden = !shown;
+  if (!shown) return;
+  const img = $("throw-photo-img");
+  const src = `/api/photo.jpg?n=${state.photo}`;
+  if (img.getAttribute("src") !== src) img.setAttribute("src", src);
+  img.alt = t("computer_photo", game.player);
+}
+
 function renderSuggestions(game) {
   const list = $("suggestions");
+  // while a computer plays, its dice and its photo matter, not the boxes it could take
+  for (const id of ["suggestions", "suggestions-title"]) $(id).hidden = !game.human_turn;
   const all = game.suggestions;
   const shown = showAll ? all : all.slice(0, 6);
   const hint = $("no-suggestions");
@@ -499,23 +630,27 @@ function renderSuggestions(game) {
     hint.textContent = t("must_throw");
   }
   const humanTurn = game.human_turn && !game.finished;
+  const best = state.advice && state.advice.best;
+  const advised = best && best.action === "write" ? best.box : null;
   list.replaceChildren(...shown.map((entry) => el("li", {},
     el("button", {
       type: "button",
-      class: `sugg${entry.points === 0 ? " zero" : ""}${entry.points < 0 ? " negative" : ""}`,
+      class: `sugg${entry.points === 0 ? " zero" : ""}${entry.points < 0 ? " negative" : ""}`
+        + (entry.box === advised ? " advised" : ""),
       "data-box": entry.box,
       disabled: !humanTurn,
       onclick: () => post("/api/score", { box: entry.box }),
     },
-    el("span", { class: "sugg-label", text: entry.label }),
-    el("span", { class: "sugg-points", text: entry.bonus ? `${entry.points} +${entry.bonus}` : entry.points }),
-    el("span", { class: "sugg-why", text: entry.why }),
+    el("span", { class: "sugg-label" }, tr(entry, "label"),
+      entry.box === advised ? el("span", { class: "advised-tag", text: t("advised") }) : null),
+    el("span", { class: "sugg-points", text: entry.bonus ? `${num(entry.points, 0)} +${entry.bonus}` : num(entry.points, 0) }),
+    el("span", { class: "sugg-why", text: tr(entry, "why") }),
     entry.multipliers.length
-      ? el("span", { class: "chips" }, entry.multipliers.map((m) => el("span", { class: "chip", text: `×${m.x} ${m.why}` })))
+      ? el("span", { class: "chips" }, entry.multipliers.map((m) => el("span", { class: "chip", text: `×${m.x} ${tr(m, "why")}` })))
       : null),
   )));
   const more = $("btn-more");
-  more.hidden = all.length <= 6;
+  more.hidden = all.length <= 6 || !game.human_turn;
   more.textContent = showAll ? t("show_less") : t("show_all", all.length);
 }
 
@@ -526,14 +661,14 @@ function renderRecent(game) {
     return;
   }
   list.replaceChildren(...game.recent.slice(0, 5).map((r) => el("li", {},
-    el("strong", { text: r.player }), ` : ${r.label} `,
-    el("span", { class: "pts", text: `${r.points}${r.bonus ? ` +${r.bonus}` : ""}` }),
+    el("strong", { text: r.player }), `${lang === "fr" ? " : " : ": "}${tr(r, "label")} `,
+    el("span", { class: "pts", text: `${num(r.points, 0)}${r.bonus ? ` +${r.bonus}` : ""}` }),
     el("span", { class: "dice-text", text: ` (${r.dice.join(" ")})` }))));
 }
 
-function cellText(points) {
+function cellText(points, zero = "—") {
   if (points === null || points === undefined) return "";
-  return points === 0 ? "—" : String(points);
+  return points === 0 ? zero : num(points, 0);
 }
 
 function previews(game) {
@@ -564,17 +699,24 @@ function renderRows(game, table) {
     game.players.map((p, i) => playerHead(game, p, i))));
   const rows = game.sheet.rows.map((row) => {
     if (row.kind === "section") {
-      return el("tr", { class: "section" }, el("th", { colspan: game.players.length + 1, scope: "colgroup", text: row.label }));
+      return el("tr", { class: "section" }, el("th", { colspan: game.players.length + 1, scope: "colgroup", text: tr(row, "label") }));
     }
     if (row.kind === "total") {
-      return el("tr", { class: `total ${row.key}` }, el("th", { scope: "row", text: row.label }),
-        game.sheets.map((s) => el("td", { text: String(s.totals.find((x) => x.key === row.key)?.points ?? "") })));
+      return el("tr", { class: `total ${row.key}` }, el("th", { scope: "row", text: tr(row, "label") }),
+        game.sheets.map((s) => {
+          const points = s.totals.find((x) => x.key === row.key)?.points;
+          if (row.key === game.bonus_row && s.bonus_needed) {
+            return el("td", { class: "bonus-needed", title: t("bonus_needed_title") },
+              el("small", { text: t("bonus_needed", num(s.bonus_needed, 0)) }));
+          }
+          return el("td", { text: cellText(points, "0") });
+        }));
     }
-    return el("tr", { class: "box", "data-box": row.id }, el("th", { scope: "row", text: row.label }),
+    return el("tr", { class: "box", "data-box": row.id }, el("th", { scope: "row", text: tr(row, "label") }),
       game.sheets.map((s, i) => {
         const points = s.cells[row.id];
         if ((points === null || points === undefined) && i === game.current && preview.has(row.id)) {
-          return el("td", { class: "preview", title: t("cell_preview", preview.get(row.id)), text: String(preview.get(row.id)) });
+          return el("td", { class: "preview", title: t("cell_preview", preview.get(row.id)), text: num(preview.get(row.id), 0) });
         }
         return el("td", { class: points === 0 ? "crossed" : "", text: cellText(points) });
       }));
@@ -587,7 +729,7 @@ function renderColumns(game, table) {
   const columns = game.sheet.columns;
   const head = el("thead", {}, el("tr", {}, el("th", { scope: "col", class: "corner" }),
     columns.map((c) => el("th", {
-      scope: "col", class: c.closed ? "closed" : "", title: c.closed ? `${c.label} — ${c.closed}` : c.label,
+      scope: "col", class: c.closed ? "closed" : "", title: c.closed ? `${tr(c, "label")} — ${tr(c, "closed")}` : tr(c, "label"),
     }, c.id)),
     el("th", { scope: "col", text: t("total") })));
   const body = game.sheets.map((s, i) => el("tr", { class: i === game.current ? "current" : "" },
@@ -595,13 +737,13 @@ function renderColumns(game, table) {
     columns.map((c) => {
       const points = s.cells[c.id];
       if ((points === null || points === undefined) && i === game.current && preview.has(c.id) && !c.closed) {
-        return el("td", { class: "preview", text: String(preview.get(c.id)) });
+        return el("td", { class: "preview", text: num(preview.get(c.id), 0) });
       }
       return el("td", { class: c.closed ? "closed" : "", text: cellText(points) });
     }),
-    el("td", { class: "total", text: String(s.totals[s.totals.length - 1].points) })));
+    el("td", { class: "total", text: num(s.totals[s.totals.length - 1].points, 0) })));
   const foot = el("tfoot", {}, el("tr", {}, el("th", { scope: "row", text: t("column_total") }),
-    columns.map((c) => el("td", { class: c.closed ? "closed" : "", title: c.closed || null },
+    columns.map((c) => el("td", { class: c.closed ? "closed" : "", title: tr(c, "closed") || null },
       c.closed ? `✗ ${c.capacity > 1 ? c.total : ""}`.trim() : `${c.total}/${c.capacity}`)),
     el("td", {})));
   table.replaceChildren(head, el("tbody", {}, body), foot);
@@ -614,6 +756,8 @@ function editDie(i) {
   const game = state.game;
   if (!game || !game.dice || !game.human_turn) return;
   const die = game.dice[i];
+  correcting = false;
+  render();
   editing = { index: i, value: die.value, colour: die.colour, finish: die.finish };
   const top = game.kind === "d10" ? 10 : 6;
   const values = [];
@@ -657,7 +801,7 @@ function sendCorrection() {
 
 function openAnnounce() {
   const game = state.game;
-  $("announce-title").textContent = t("announce_title", game.announced_throw);
+  $("announce-title").textContent = t("announce_title", tr(game, "announced_throw"));
   $("announce-boxes").replaceChildren(...game.announceable.map((box) => el("button", {
     type: "button", class: "choice", "data-box": box, text: label(game, box),
     onclick: () => { $("dlg-announce").close(); post("/api/announce", { box }); },
@@ -677,7 +821,9 @@ function renderOptions() {
     let input;
     if (opt.choices) {
       input = el("select", { "data-option": opt.name },
-        opt.choices.map((c, i) => el("option", { value: i, selected: c === opt.default, text: String(c) })));
+        opt.choices.map((c, i) => el("option", {
+          value: i, selected: c === opt.default, text: (tr(opt, "choice_labels") || [])[i] ?? String(c),
+        })));
     } else if (opt.type === "bool") {
       input = el("input", { type: "checkbox", "data-option": opt.name, checked: opt.default });
     } else {
@@ -686,9 +832,9 @@ function renderOptions() {
         min: opt.bounds ? opt.bounds[0] : null, max: opt.bounds ? opt.bounds[1] : null,
       });
     }
-    return el("label", { class: "option", title: opt.help },
-      el("span", { class: "option-name", text: opt.name.replaceAll("_", " ") }), input,
-      el("small", { class: "help", text: opt.help }));
+    return el("label", { class: "option" },
+      el("span", { class: "option-name", text: tr(opt, "label") }), input,
+      el("small", { class: "help", text: tr(opt, "help") }));
   });
   box.replaceChildren(...fields);
   $("new-options-box").hidden = !fields.length;
@@ -709,11 +855,16 @@ function optionValues() {
 function playerRow(kind = "human", name = "") {
   const select = el("select", { class: "kind", "aria-label": t("players") },
     ["human", "facile", "difficile"].map((k) => el("option", { value: k, selected: k === kind, text: t(k) })));
+  // a computer may be named too (« Rita », shown « Rita (ordi facile) »); blank: « Ordi facile »
   const input = el("input", {
-    class: "name", type: "text", maxlength: 24, value: name, placeholder: t("name"), "aria-label": t("name"),
+    class: "name", type: "text", maxlength: 24, value: name, "aria-label": t("name"),
   });
-  input.hidden = kind !== "human";
-  select.addEventListener("change", () => { input.hidden = select.value !== "human"; });
+  const hint = () => { input.placeholder = select.value === "human" ? t("name") : t(select.value); };
+  hint();
+  select.addEventListener("change", () => {
+    if (select.value !== "human") input.value = ""; // not « Joueur 2 (ordi facile) »
+    hint();
+  });
   const remove = el("button", {
     type: "button", class: "remove", text: "×", "aria-label": t("remove"),
     onclick: () => { row.remove(); updatePlayerButtons(); },
@@ -732,11 +883,11 @@ function openNewGame() {
   const game = state.game;
   if (game && !game.finished && game.recent.length && !window.confirm(t("confirm_new"))) return;
   const select = $("new-rules");
-  select.replaceChildren(...boot.rules.map((r) => el("option", { value: r.id, text: r.name })));
+  select.replaceChildren(...boot.rules.map((r) => el("option", { value: r.id, text: tr(r, "name") })));
   select.value = game ? game.rules : boot.default_rules || boot.rules[0].id;
   renderOptions();
   const players = game
-    ? game.players.map((p) => (p.computer ? [p.computer, ""] : ["human", p.name]))
+    ? game.players.map((p) => (p.computer ? [p.computer, p.alias || ""] : ["human", p.name]))
     : [["human", t("player_n", 1)], ["human", t("player_n", 2)]];
   $("new-players").replaceChildren(...players.map(([k, n]) => playerRow(k, n)));
   updatePlayerButtons();
@@ -748,7 +899,9 @@ async function startGame(event) {
   event.preventDefault();
   const players = [...$("new-players").children].map((row) => {
     const kind = row.querySelector(".kind").value;
-    return kind === "human" ? row.querySelector(".name").value.trim() : kind;
+    const name = row.querySelector(".name").value.trim();
+    if (kind === "human") return name;
+    return name ? `${kind}:${name}` : kind;
   });
   const result = await post("/api/games", {
     rules: $("new-rules").value, options: optionValues(), players,
@@ -756,13 +909,60 @@ async function startGame(event) {
   if (result) $("dlg-new").close();
 }
 
+// Undo says what it took back: the human entry, and the computers' entries after it.
+async function undo() {
+  const before = state.game;
+  const result = await post("/api/undo", {});
+  if (!result || !result.game || !before) return;
+  if (before.corrected) {
+    toast(t("undone_correction", (before.dice || []).map((d) => d.text).join(" "),
+      (result.game.dice || []).map((d) => d.text).join(" ")));
+    return;
+  }
+  const gone = before.recent.filter((r) => r.turn >= result.game.turn);
+  const human = gone.filter((r) => !isComputer(before, r.player));
+  const said = human.map((r) => `${r.player}, ${tr(r, "label")} (${num(r.points, 0)})`).join(", ");
+  const computers = gone.length - human.length;
+  toast(t("undone", computers ? t("undone_computers", said, computers) : said));
+}
+
+// « Règles »: what the rules of the game on the table (else of a new game) say, in short.
+function openRules() {
+  const rules = rulesById(state.game ? state.game.rules : boot.default_rules);
+  $("rules-title").textContent = tr(rules, "name");
+  $("rules-summary").replaceChildren(...rules.text.summary[lang].map((line) => el("li", { text: line })));
+  $("rules-points").replaceChildren(...rules.text.points.map((p) => el("tr", {},
+    el("th", { scope: "row", text: tr(p, "label") }), el("td", { text: num(p.points, 0) }))));
+  $("rules-points").hidden = !rules.text.points.length;
+  $("dlg-rules").showModal();
+}
+
+// « Rejouer »: the same rules, options and players, a new sheet.
+function replay() {
+  const game = state.game;
+  post("/api/games", {
+    rules: game.rules,
+    options: game.options,
+    players: game.players.map((p) => {
+      if (!p.computer) return p.name;
+      return p.alias ? `${p.computer}:${p.alias}` : p.computer;
+    }),
+  });
+}
+
 // -- wiring -----------------------------------------------------------------------------------
 function wire() {
-  $("btn-throw").addEventListener("click", () => post("/api/throw", { keep: [...keep].sort((a, b) => a - b) }));
-  $("btn-undo").addEventListener("click", () => post("/api/undo", {}));
+  $("btn-throw").addEventListener("click", async () => {
+    startReading();
+    if (!(await post("/api/throw", { keep: sorted(keep) }))) { stopReading(); render(); }
+  });
+  $("btn-undo").addEventListener("click", undo);
   $("btn-new").addEventListener("click", openNewGame);
+  $("btn-rules").addEventListener("click", openRules);
   $("btn-start").addEventListener("click", openNewGame);
   $("btn-announce").addEventListener("click", openAnnounce);
+  $("btn-skip").addEventListener("click", () => post("/api/skip", {}));
+  $("btn-correct").addEventListener("click", () => { correcting = !correcting; render(); });
   $("btn-calibrate").addEventListener("click", calibrate);
   $("btn-more").addEventListener("click", () => { showAll = !showAll; render(); });
   $("btn-lang").addEventListener("click", () => {
