@@ -57,7 +57,8 @@ class Table:
         assert r.status_code in OK | REFUSED, (r.status_code, r.get_data(as_text=True))
         assert r.is_json
         if r.status_code in REFUSED:
-            assert set(r.json) == {"error", "error_fr", "status"} and r.json["status"] == r.status_code
+            assert set(r.json) == {"error", "error_fr", "status"}
+            assert r.json["status"] == r.status_code
             assert (self.session.version, self.stored()) == (version, stored)
         return r
 
