@@ -10,7 +10,8 @@ psycopg is imported here only, so a table that keeps its records in SQLite never
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from device.storage.errors import StoreError, StoreFull, StoreUnavailable
@@ -59,7 +60,8 @@ class PostgresEngine:
         try:
             import psycopg
         except ImportError as exc:  # pragma: no cover - psycopg is a dependency
-            raise StoreError(f"PostgreSQL needs psycopg: pip install 'psycopg[binary]' ({exc})")
+            need = "PostgreSQL needs psycopg: pip install 'psycopg[binary]'"
+            raise StoreError(f"{need} ({exc})") from None
         self._psycopg = psycopg
         self.errors: tuple[type[BaseException], ...] = (psycopg.Error,)
         self.url = url
@@ -164,9 +166,17 @@ class PostgresEngine:
         self.execute("DELETE FROM yamscope_schema")
         self.execute("INSERT INTO yamscope_schema (version) VALUES (?)", (int(number),))
 
-    def lock_schema(self) -> None:
-        """Appliances of a club started together migrate one after the other."""
-        self.execute("SELECT pg_advisory_xact_lock(?)", (SCHEMA_LOCK,))
+    @contextmanager
+    def schema_lock(self) -> Iterator[None]:
+        """Appliances of a club started together migrate one after the other. A session
+        lock taken before the migration's transaction begins: a transaction begun earlier
+        could still see the tables as they were before the other appliance made them."""
+        self.execute("SELECT pg_advisory_lock(?)", (SCHEMA_LOCK,))
+        try:
+            yield
+        finally:
+            with suppress(self._psycopg.Error):
+                self.execute("SELECT pg_advisory_unlock(?)", (SCHEMA_LOCK,))
 
     def foreign(self) -> bool:
         """True for a database where another program keeps a table named games."""

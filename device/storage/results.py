@@ -25,23 +25,55 @@ def harmonies(multipliers: Sequence[Any]) -> int:
     return sum(1 for m in multipliers if m.why.startswith("harmonie"))
 
 
+# The boxes players brag about: Yams impossible's yams, suites and combinations, the five-
+# dice games' lower section, Cameroun's figures (the chiffres are a matter of course).
+BRAG_SECTIONS = frozenset({"yams", "suites", "combinaisons", "bas", "figures"})
+# Totals that only say whether a bonus was made (a feat below), or the grand total itself.
+NOT_SECTIONS = frozenset({"total", "bonus", "prime"})
+HARMONIES = "harmonies"
+
+
+def feats(rules: str, cells: dict[str, int], totals: dict[str, int]) -> list[str]:
+    """The Yams- and bonus-style feats of a player's game: ``yams`` (the Yam's box at 50,
+    Cameroun's Quinte, Yams impossible's own box), ``prime`` (the upper section's bonus),
+    ``prime_yams`` (a Yahtzee bonus)."""
+    out = []
+    made = {
+        "impossible": cells.get("yams_impossible", 0) > 0,
+        "cameroun": cells.get("Q", 0) > 0,
+    }.get(rules, cells.get("yams", 0) == 50)
+    if made:
+        out.append("yams")
+    if totals.get("prime", totals.get("bonus", 0)) > 0:
+        out.append("prime")
+    if totals.get("prime_yams", 0) > 0:
+        out.append("prime_yams")
+    return out
+
+
 def result_rows(game: Game) -> list[dict[str, Any]]:
-    """One row per seat of a finished game: total, win, every total of the sheet, every
-    box's points, and how many harmonies the player's entries scored."""
+    """One row per seat of a finished game: total, win, harmonies, feats, and its marks
+    (the brag boxes it filled, its section totals, its harmonies) for the records."""
     winners = set(game.winners())
+    sections = {b.id for b in game.rulebook.boxes if b.section in BRAG_SECTIONS}
     rows = []
     for seat, sheet in enumerate(game.table.sheets):
         totals = {t.key: t.points for t in game.totals(seat)}
         mine = [w for w in game.written if w.player == sheet.player]
+        count = sum(harmonies(w.entry.multipliers) for w in mine)
+        marks = {box: p for box, p in sheet.cells.items() if box in sections and p > 0}
+        marks |= {f"={k}": p for k, p in totals.items() if k not in NOT_SECTIONS}
+        if game.rulebook.id == "impossible":
+            marks[HARMONIES] = count
         rows.append(
             {
                 "seat": seat,
                 "player": sheet.player,
                 "total": totals["total"],
                 "won": sheet.player in winners,
-                "totals": totals,
-                "cells": dict(sheet.cells) | {f"+{k}": v for k, v in sheet.extras.items()},
-                "harmonies": sum(harmonies(w.entry.multipliers) for w in mine),
+                "harmonies": count,
+                "feats": feats(game.rulebook.id, sheet.cells, totals),
+                "marks": marks,
             }
         )
     return rows

@@ -77,7 +77,9 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 2: records for a club (which table played), the audit (where a throw came from, the
     # reading drawn on its photo, who corrected it) and what records and fairness read:
-    # one row per player of a finished game, and the faces of the dice players confirmed
+    # one row per player of a finished game, the boxes and section totals players brag
+    # about (marks, so that each record is one index look-up), and the faces of the dice
+    # players confirmed
     """
     ALTER TABLE games ADD COLUMN table_name TEXT NOT NULL DEFAULT '';
     ALTER TABLE throws ADD COLUMN source TEXT;
@@ -95,12 +97,21 @@ MIGRATIONS: tuple[str, ...] = (
         total INTEGER NOT NULL,
         won INTEGER NOT NULL,
         harmonies INTEGER NOT NULL,
-        totals TEXT NOT NULL,
-        cells TEXT NOT NULL,
+        feats TEXT NOT NULL,
         PRIMARY KEY (game_id, seat)
     );
     CREATE INDEX results_by_rules ON results (rules, total);
-    CREATE INDEX results_by_player ON results (player);
+    CREATE TABLE result_marks (
+        game_id INTEGER NOT NULL REFERENCES games(id),
+        seat INTEGER NOT NULL,
+        rules TEXT NOT NULL,
+        table_name TEXT NOT NULL,
+        mark TEXT NOT NULL,
+        points INTEGER NOT NULL,
+        PRIMARY KEY (game_id, seat, mark)
+    );
+    CREATE INDEX marks_best ON result_marks (rules, mark, points, game_id);
+    CREATE INDEX marks_best_by_table ON result_marks (table_name, rules, mark, points, game_id);
     CREATE TABLE face_counts (
         table_name TEXT NOT NULL,
         kind TEXT NOT NULL,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -77,7 +78,9 @@ class SqliteEngine:
             raise StoreError(f"{self.path} cannot be opened: {exc}") from None
 
     def error(self, exc: BaseException) -> StoreError:
-        return sqlite_error(self.path, exc) if isinstance(exc, sqlite3.Error) else StoreError(str(exc))
+        if isinstance(exc, sqlite3.Error):
+            return sqlite_error(self.path, exc)
+        return StoreError(str(exc))
 
     def setup(self) -> None:
         """The settings that make each write durable (after the version was checked: a
@@ -120,8 +123,10 @@ class SqliteEngine:
     def set_version(self, number: int) -> None:
         self.db.execute(f"PRAGMA user_version = {int(number)}")
 
-    def lock_schema(self) -> None:
+    @contextmanager
+    def schema_lock(self) -> Iterator[None]:
         """BEGIN IMMEDIATE already keeps other writers out while a migration runs."""
+        yield
 
     def foreign(self) -> bool:
         """True for an SQLite file of another program (tables, but no version of ours)."""

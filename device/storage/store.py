@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -111,17 +111,19 @@ class Store:
     def _migrate(self) -> None:
         """Each missing version in one transaction: the statements, then what the new
         tables must hold for the games already kept (their results)."""
-        while self.engine.version() < len(MIGRATIONS):
-            with self._transaction():
-                self.engine.lock_schema()
-                number = self.engine.version()  # another appliance may have done it
-                if number >= len(MIGRATIONS):
-                    break
-                for statement in schema.statements(number, self.engine.name):
-                    self.engine.execute(statement)
-                if number + 1 == 2:
-                    self._fill_results()
-                self.engine.set_version(number + 1)
+        if self.engine.version() >= len(MIGRATIONS):
+            return
+        with self.engine.schema_lock():
+            while True:
+                with self._transaction():
+                    number = self.engine.version()  # another process may have migrated
+                    if number >= len(MIGRATIONS):
+                        break
+                    for statement in schema.statements(number, self.engine.name):
+                        self.engine.execute(statement)
+                    if number + 1 == 2:
+                        self._fill_results()
+                    self.engine.set_version(number + 1)
 
     def _fill_results(self) -> None:
         """Results of the games finished before results were kept (migration 2)."""
@@ -151,10 +153,9 @@ class Store:
                 if began:
                     engine.commit()
             except BaseException as exc:
-                try:
+                # a connection that is gone: the server drops what was not committed
+                with suppress(*engine.errors):
                     engine.rollback()
-                except engine.errors:
-                    pass  # the connection is gone: the server drops what was not committed
                 if isinstance(exc, engine.errors):
                     raise self._failed(exc) from None
                 raise
@@ -286,6 +287,7 @@ class Store:
                 (game_id,),
             )
             db.execute("DELETE FROM results WHERE game_id = ?", (game_id,))
+            db.execute("DELETE FROM result_marks WHERE game_id = ?", (game_id,))
         elif kind == "correct":
             self._insert_correction(game_id, seq, event, at, extra)
 
@@ -319,14 +321,20 @@ class Store:
     def _insert_results(self, game_id: int, game: Game, table: str, at: str) -> None:
         db = self.engine
         db.execute("DELETE FROM results WHERE game_id = ?", (game_id,))
+        db.execute("DELETE FROM result_marks WHERE game_id = ?", (game_id,))
         for row in result_rows(game):
             db.execute(
                 "INSERT INTO results (game_id, seat, player, rules, table_name, finished_at,"
-                " total, won, harmonies, totals, cells) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " total, won, harmonies, feats) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (game_id, row["seat"], row["player"], game.rules, table, at, row["total"],
-                 int(row["won"]), row["harmonies"], json.dumps(row["totals"]),
-                 json.dumps(row["cells"])),
+                 int(row["won"]), row["harmonies"], " ".join(row["feats"])),
             )  # fmt: skip
+            for mark, points in row["marks"].items():
+                db.execute(
+                    "INSERT INTO result_marks (game_id, seat, rules, table_name, mark, points)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (game_id, row["seat"], game.rules, table, mark, points),
+                )
 
     # -- the faces of the dice players confirmed (dice fairness) ----------------------------
     def _confirm_last(self, game_id: int, game: Game, dice: str) -> None:
@@ -351,8 +359,7 @@ class Store:
         if row is None or row[3]:
             return
         corrected = self.engine.execute(
-            "SELECT after FROM corrections WHERE game_id = ? AND seq > ? ORDER BY seq DESC"
-            " LIMIT 1",
+            "SELECT after FROM corrections WHERE game_id = ? AND seq > ? ORDER BY seq DESC LIMIT 1",
             (game_id, row[4]),
         ).fetchone()
         if corrected is not None:
@@ -480,17 +487,42 @@ class Store:
         return out
 
     RESULT_KEYS = ("game_id", "seat", "player", "rules", "table", "finished_at", "total", "won",
-                   "harmonies", "totals", "cells")  # fmt: skip
+                   "harmonies", "feats")  # fmt: skip
 
     def results(self, table: str | None = None) -> list[tuple]:
         """One row per player of every finished game, oldest game first, as RESULT_KEYS
-        (totals and cells as JSON text: the records decode what they read)."""
+        (feats as the space-separated text they are kept in)."""
         where, args = ("WHERE table_name = ?", (table,)) if table is not None else ("", ())
         return self._all(
             "SELECT game_id, seat, player, rules, table_name, finished_at, total, won,"
-            f" harmonies, totals, cells FROM results {where} ORDER BY game_id, seat",
+            f" harmonies, feats FROM results {where} ORDER BY game_id, seat",
             args,
         )
+
+    def marks(
+        self, rules: str, names: Sequence[str], table: str | None = None
+    ) -> list[tuple[str, int, int, int]]:
+        """The best of each of these marks (brag box, section total, harmonies) in
+        ``rules``, and who reached it first: (mark, points, game_id, seat). Two index
+        look-ups a mark, however many games are kept."""
+        args: tuple = (table, rules) if table is not None else (rules,)
+        where = f"WHERE {'table_name = ? AND ' if table is not None else ''}rules = ? AND mark = ?"
+        out = []
+        for mark in names:
+            best = self._one(f"SELECT MAX(points) FROM result_marks {where}", (*args, mark))
+            if best is None or best[0] is None:
+                continue
+            first = self._one(
+                f"SELECT MIN(game_id) FROM result_marks {where} AND points = ?",
+                (*args, mark, best[0]),
+            )
+            seat = self._one(
+                f"SELECT MIN(seat) FROM result_marks {where} AND points = ? AND game_id = ?",
+                (*args, mark, best[0], first[0]),
+            ) if first else None  # fmt: skip
+            if first is not None and seat is not None:
+                out.append((mark, int(best[0]), int(first[0]), int(seat[0])))
+        return out
 
     def revision(self) -> tuple:
         """Changes whenever a result is added or taken back: what cached records key on."""

@@ -13,7 +13,6 @@ import secrets
 from collections.abc import Iterator
 
 import pytest
-
 from pg_cluster import APT, Cluster, drop_database, find_bin, new_database
 
 

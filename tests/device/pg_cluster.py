@@ -9,6 +9,7 @@ PostgreSQL requires.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import os
 import shutil
@@ -74,10 +75,8 @@ class Cluster:
         self._run(self.pg_ctl, "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "stop")
 
     def remove(self) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # already stopped
             self.stop()
-        except RuntimeError:
-            pass  # already stopped
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
