@@ -284,24 +284,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_export_corrections(args: argparse.Namespace) -> int:
     """Write the corrected dice's crops and labels for ``train --from-corrections``."""
-    from device.config import ConfigError, load_config
     from device.corrections import ExportError, export_corrections
-    from device.store import Store, StoreError
 
-    try:
-        config = load_config(args.config)
-    except ConfigError as exc:
-        raise UsageError("; ".join(exc.problems)) from None
-    data = Path(args.data) if args.data else config.storage.data_dir / "yamscope.db"
-    if not data.is_file():
-        raise UsageError(f"no records file at {data}")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file, not a folder")
-    try:
-        store = Store(data)
-    except StoreError as exc:
-        raise UsageError(str(exc)) from None
+    store = _open_records(args)
     try:
         count = export_corrections(store, out)
     except ExportError as exc:
@@ -310,6 +298,26 @@ def cmd_export_corrections(args: argparse.Namespace) -> int:
         store.close()
     print(f"{count} corrected dice written to {out} (labels in {out / 'labels.jsonl'})")
     return 0
+
+
+def _open_records(args: argparse.Namespace) -> Any:
+    """The records ``--data`` (or ``--config``) names, opened to be read: UsageError, with
+    one line, when there are none there or they cannot be opened (a server unreachable)."""
+    from device.config import ConfigError, load_config
+    from device.serve import records_target
+    from device.storage import Store, StoreError, is_url
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        raise UsageError("; ".join(exc.problems)) from None
+    data = records_target(config, args.data)
+    if not is_url(data) and not Path(data).is_file():
+        raise UsageError(f"no records file at {data}")
+    try:
+        return Store(data, table=config.table.table_name())
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def cmd_validate_config(args: argparse.Namespace) -> int:
@@ -334,6 +342,10 @@ def cmd_validate_config(args: argparse.Namespace) -> int:
     changes = config.changes()
     for key, value, default in changes:
         shown = '"****"' if key == "server.pin" else toml_value(value)  # not in logs
+        if key == "storage.url" and "://" in str(value):
+            from device.storage import shown as without_password
+
+            shown = toml_value(without_password(str(value)))
         print(
             f"  {key} = {shown}"
             + (f"  (default {toml_value(default)})" if default is not None else "")
@@ -360,7 +372,7 @@ def cmd_check_model(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from device.config import ConfigError, load_config
-    from device.serve import read_pin_file, serve, settings
+    from device.serve import read_pin_file, records_target, serve, settings
 
     if args.pin is not None and args.pin_file is not None:
         raise UsageError("give --pin or --pin-file, not both")
@@ -378,7 +390,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "/proc/PID/cmdline): put it in the configuration file (server.pin) or use --pin-file",
             file=sys.stderr,
         )
-    data = Path(args.data) if args.data else config.storage.data_dir / "yamscope.db"
+    data = records_target(config, args.data)
     return serve(config, server, data, camera=camera, advice=not args.no_advice)
 
 
@@ -773,7 +785,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--from-corrections` reads.",
     )
     exc_.add_argument("--out", required=True, metavar="DIR")
-    exc_.add_argument("--data", metavar="DB", help="the records file (default: as serve)")
+    exc_.add_argument(
+        "--data", metavar="DB_OR_URL", help="the records file or address (default: as serve)"
+    )
     exc_.add_argument("--config", metavar="FILE", help="configuration file (for the data folder)")
     exc_.set_defaults(func=cmd_export_corrections)
 
@@ -813,7 +827,8 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument(
         "--data",
         metavar="PATH",
-        help="the SQLite records file (default: yamscope.db in the config's storage.data_dir: "
+        help="the records: an SQLite file or a postgresql:// address (default: the config's "
+        "storage.url, else yamscope.db in its storage.data_dir: "
         "the user data folder, or $YAMSCOPE_DATA_DIR)",
     )
     srv.add_argument(

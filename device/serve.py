@@ -21,7 +21,7 @@ from pydantic import ValidationError
 
 from device.camera.frames import CameraError
 from device.config import CameraSource, Config, ConfigError, Server, parse_camera_source, problems
-from device.store import Store, StoreDamaged, StoreError
+from device.storage import Store, StoreDamaged, StoreError, is_url
 from device.table import TableSession
 from vision.errors import VisionError
 
@@ -84,13 +84,25 @@ def backup_path(data: Path) -> Path:
     return data.with_name(data.name + ".backup")
 
 
-def open_records(data: Path) -> Store:
-    """The records, checked page by page first (SQLite's integrity check), then copied to
-    their backup. Raises StoreError with one line; a damaged file's names the backup to
-    restore, which was made at the last start that found the file whole."""
+def records_target(config: Config, data: str | None) -> str | Path:
+    """Where the records are: ``--data`` (a file or a postgresql:// address), else the
+    configuration's ``storage.url``, else yamscope.db in its data folder."""
+    if data is None:
+        return config.storage.records()
+    return data if is_url(data) else Path(data)
+
+
+def open_records(data: str | Path, table: str = "") -> Store:
+    """The records, an SQLite file checked page by page first (SQLite's integrity check),
+    then copied to its backup, or a club's PostgreSQL database. Raises StoreError with one
+    line (StoreUnavailable when the server cannot be reached); a damaged file's names the
+    backup to restore, which was made at the last start that found the file whole."""
+    if is_url(data):
+        return Store(data, table=table)
+    data = Path(data)
     backup = backup_path(data)
     try:
-        store = Store(data, check=True)
+        store = Store(data, check=True, table=table)
     except StoreDamaged as exc:
         raise StoreError(f"{exc}: {_restore_hint(data, backup)}") from None
     try:
@@ -110,7 +122,9 @@ def _restore_hint(data: Path, backup: Path) -> str:
     )
 
 
-def start_tray(session: TableSession, config: Config, source: CameraSource, data: Path) -> Any:
+def start_tray(
+    session: TableSession, config: Config, source: CameraSource, data: str | Path
+) -> Any:
     """The camera, the settle detector and the reader feeding the session (None for
     ``none``). Raises CameraError or VisionError with one readable line."""
     if source.kind == "none":
@@ -122,7 +136,8 @@ def start_tray(session: TableSession, config: Config, source: CameraSource, data
     from vision.recognise import Recogniser
 
     frames = open_source(source, config.camera)
-    path = config.camera.calibration or data.parent / CALIBRATION_FILE
+    beside = config.storage.data_dir if is_url(data) else Path(data).parent
+    path = config.camera.calibration or beside / CALIBRATION_FILE
     calibration = calibrations.load(path) if path.exists() else None
     tray = getattr(frames, "tray", None)
     told = "file"
@@ -158,7 +173,7 @@ def start_tray(session: TableSession, config: Config, source: CameraSource, data
 def serve(
     config: Config,
     server_settings: Server,
-    data: Path,
+    data: str | Path,
     *,
     camera: CameraSource | None = None,
     advice: bool = True,
@@ -170,7 +185,7 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     host, port, pin = server_settings.host, server_settings.port, server_settings.pin
     try:
-        store = open_records(data)
+        store = open_records(data, config.table.table_name())
     except StoreError as exc:
         print(f"yamscope: error: {exc}", file=sys.stderr)
         return 2
@@ -202,7 +217,7 @@ def serve(
     signal.signal(signal.SIGTERM, stop)
     shown = f"[{host}]" if ":" in host else host
     print(
-        f"yamscope: serving http://{shown}:{server.server_port}/ (records: {data})",
+        f"yamscope: serving http://{shown}:{server.server_port}/ (records: {store.where})",
         file=sys.stderr,
         flush=True,
     )

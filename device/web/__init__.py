@@ -16,7 +16,7 @@ from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from device.config import is_loopback
-from device.store import StoreError, StoreFull
+from device.storage import StoreError, StoreFull, StoreUnavailable
 from device.table import TableSession
 from device.table_state import rules_catalog
 from device.web.api import build_api
@@ -124,9 +124,12 @@ def create_app(
     @app.errorhandler(StoreError)
     def store_failed(exc: StoreError) -> Response:
         """Nothing changed (the game went back to what is kept); 507 when the disk is full,
-        so the page can say to free space and play on."""
+        so the page can say to free space and play on; 503 while the records' server cannot
+        be reached."""
         log.error("records: %s", exc)
         status = 507 if isinstance(exc, StoreFull) else 500
+        if isinstance(exc, StoreUnavailable):  # a club's server away: play on once it is back
+            status = 503
         return _error(f"the records could not be written: {exc}", status)
 
     @app.errorhandler(HTTPException)
