@@ -183,6 +183,11 @@ class Store:
         rows = self._all(sql, args)
         return rows[0] if rows else None
 
+    def read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple]:
+        """Rows of a query of the records' own tables (``?`` placeholders, both engines):
+        for the export and the audit, which read across several tables."""
+        return self._all(sql, args)
+
     def ping(self) -> str | None:
         """None when the records can be written now, else why not (one line)."""
         with self._lock:
