@@ -320,6 +320,41 @@ def _open_records(args: argparse.Namespace) -> Any:
         raise UsageError(str(exc)) from None
 
 
+def cmd_records(args: argparse.Namespace) -> int:
+    """The table's (or club's) records, as text or JSON; an unknown rulebook, player or
+    table is one line and exit status 2."""
+    from device.records import NotFound, records, text_lines
+
+    store = _open_records(args)
+    try:
+        data = records(store, rules=args.rules, player=args.player, table=args.table)
+    except NotFound as exc:
+        raise UsageError(str(exc.args[0])) from None
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        print("\n".join(text_lines(data)))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Games, turns, throws and entries as CSV and JSON files in a folder."""
+    from device.export import FORMATS, export
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file, not a folder")
+    store = _open_records(args)
+    try:
+        written = export(store, out, FORMATS if args.format == "both" else (args.format,))
+    finally:
+        store.close()
+    print(f"{len(written)} files written to {out}: " + ", ".join(p.name for p in written))
+    return 0
+
+
 def cmd_validate_config(args: argparse.Namespace) -> int:
     """Check a configuration file before the appliance starts on it; or print the example."""
     from device.config import Config, ConfigError, load_config
@@ -790,6 +825,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     exc_.add_argument("--config", metavar="FILE", help="configuration file (for the data folder)")
     exc_.set_defaults(func=cmd_export_corrections)
+
+    recs = sub.add_parser(
+        "records",
+        help="the table's or the club's records and statistics",
+        description="Per rulebook the best totals, the best of each box and section players "
+        "brag about, every player's personal bests and the totals against the computer's "
+        "difficile play; per player (--player) games, wins, average, best, feats. Reads "
+        "the records serve keeps (--data: an SQLite file or a postgresql:// address).",
+    )
+    recs.add_argument("--json", action="store_true", help="JSON for tools")
+    recs.add_argument("--rules", metavar="ID", help="one rulebook only")
+    recs.add_argument("--player", metavar="NAME", help="one player only")
+    recs.add_argument("--table", metavar="NAME", help="one table of a club only")
+    recs.add_argument("--data", metavar="DB_OR_URL", help="the records (default: as serve)")
+    recs.add_argument("--config", metavar="FILE", help="configuration file (storage.url)")
+    recs.set_defaults(func=cmd_records)
+
+    exp = sub.add_parser(
+        "export",
+        help="write the games, turns, throws and entries as CSV and JSON",
+        description="games, turns, throws and entries, each as NAME.csv and NAME.json in "
+        "OUT (files of those names are replaced, nothing else is touched).",
+    )
+    exp.add_argument("--out", required=True, metavar="DIR")
+    exp.add_argument("--format", choices=("csv", "json", "both"), default="both")
+    exp.add_argument("--data", metavar="DB_OR_URL", help="the records (default: as serve)")
+    exp.add_argument("--config", metavar="FILE", help="configuration file (storage.url)")
+    exp.set_defaults(func=cmd_export)
 
     check = sub.add_parser(
         "validate-config",

@@ -145,18 +145,14 @@ def _entry_seq(store: Store, game_id: int, player: str, box: str) -> int:
 
 
 def _multipliers(entry: Entry, dice: tuple[Die, ...]) -> list[dict[str, Any]]:
-    """Each multiplier with the dice it rests on: a harmony's are the entry's dice, all of
-    one colour (or finish); the first throw's and the others' are the whole throw."""
+    """Each multiplier with the dice it rests on: a harmony's are the entry's dice (each
+    group of one colour, or finish: ``looks`` says which), the first throw's the throw."""
     out = []
     for m in entry.multipliers:
         item: dict[str, Any] = {"x": m.x, "why": m.why, "dice": []}
         if m.why.startswith("harmonie"):
             item["dice"] = list(entry.dice)
-            used = [dice[i] for i in entry.dice]
-            if "couleurs" in m.why and used and used[0].colour:
-                item["colour"] = used[0].colour.value
-            elif used and used[0].finish:
-                item["finish"] = used[0].finish.value
+            item["looks"] = sorted({str(dice[i])[len(str(dice[i].value)) :] for i in entry.dice})
         out.append(item)
     return out
 
