@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from device.storage import schema
-from device.storage.errors import StoreError
+from device.storage.errors import StoreError, StoreUnavailable
 from device.storage.postgres import PostgresEngine, is_url
 from device.storage.results import PHYSICAL, confirmed_faces, result_rows
 from device.storage.sqlite import SqliteEngine
@@ -158,12 +158,12 @@ class Store:
                     engine.rollback()
                 if isinstance(exc, engine.errors):
                     raise self._failed(exc) from None
+                if isinstance(exc, StoreUnavailable):  # no connection could be made
+                    self.reachable = str(exc)
                 raise
             self.reachable = None
 
     def _failed(self, exc: BaseException) -> StoreError:
-        from device.storage.errors import StoreUnavailable
-
         error = self.engine.error(exc)
         if isinstance(error, StoreUnavailable):
             self.reachable = str(error)
@@ -176,6 +176,9 @@ class Store:
                 rows = self.engine.execute(sql, args).fetchall()
             except self.engine.errors as exc:
                 raise self._failed(exc) from None
+            except StoreUnavailable as exc:
+                self.reachable = str(exc)
+                raise
             self.reachable = None
             return [tuple(row) for row in rows]
 
