@@ -145,7 +145,7 @@ def _rulebook(
             {"mark": m, "kind": kind, "label": label, "points": found[m][0],
              **_holder(holders[found[m][1], found[m][2]])}
             for m, kind, label in names
-            if m in found and (found[m][1], found[m][2]) in holders
+            if m in found and found[m][0] > 0 and (found[m][1], found[m][2]) in holders
         ]  # fmt: skip
     personal = [
         {"player": name, "computer": computer_kind(name), "games": p.games, "wins": p.wins,

@@ -141,7 +141,7 @@ async function show() {
     audit: showAudit, dice: showDice, export: showExport };
   try {
     const nodes = await (pages[name] || showRecords)(args);
-    if (route().name === name) view.replaceChildren(...[nodes].flat());
+    if (route().name === name) view.replaceChildren(...[nodes].flat(Infinity).filter((n) => n));
   } catch (err) {
     view.replaceChildren(el("p", { class: "error-box", id: "error", text: err.message }),
       el("button", { type: "button", onclick: show, text: t("retry") }));
@@ -435,7 +435,7 @@ function throwCard(a, th, index) {
       card.append(el("p", { class: "correction", text: `${t("correction", when(c.at), ch.place + 1, ch.from, ch.to)} — ${t("correction_by", c.client || "?", c.during)}` }));
     }
   }
-  if (from.length) card.append(el("p", { class: "muted", text: from.map((p) => t("dice_from", p + 1, th.throw)).join(" ; ") }));
+  if (from.length && a.throws.length > 1) card.append(el("p", { class: "muted", text: from.map((p) => t("dice_from", p + 1, th.throw)).join(" ; ") }));
   return card;
 }
 
