@@ -66,7 +66,8 @@ def test_records_follow_every_game_that_ends(api: Api, client: FlaskClient) -> N
     ]  # fmt: skip
     marks = {m["mark"]: (m["points"], m["player"]) for m in rb["marks"]}
     assert marks["Q"] == (30, "Ana") and marks["G"] == (20, "Bruno")
-    second = quick_game(api, ["Ana", "Bruno"], ["1 1 2 2 3 > 2", "6 6 6 6 6 > Q"])  # the cache moves on
+    # the cache moves on
+    second = quick_game(api, ["Ana", "Bruno"], ["1 1 2 2 3 > 2", "6 6 6 6 6 > Q"])
     rb = client.get("/api/records").json["rulebooks"][0]
     assert rb["games"] == 2 and rb["marks"][-1]["mark"] == "=figures"
     assert {m["mark"]: m["game"] for m in rb["marks"]}["Q"] == first  # the first to reach it
