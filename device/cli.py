@@ -265,6 +265,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
             print()
         for line in appliance_lines(run_appliance(throws=args.throws)):
             print(line, flush=True)
+    if args.only in (None, "records"):
+        from device.records_bench import bench_records
+
+        if args.only is None:
+            print()
+        for line in bench_records(games=args.games):
+            print(line, flush=True)
     if args.only in (None, "vision"):
         from device.bench import vision_lines
 
@@ -760,11 +767,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Scoring every box of random throws; reading one still frame stage by "
         "stage (a 1280x960 ten-d10 synthetic throw, a Rune55 photo) and settle detection; "
         "the live appliance on the simulated tray: settled frame to the page, idle CPU, peak "
-        "memory. Pin a core for numbers like the Pi's: taskset -c 0 yamscope bench.",
+        "memory; the records of 10,000 kept games and the records page. Pin a core for "
+        "numbers like the Pi's: taskset -c 0 yamscope bench.",
     )
     bench.add_argument("--n", type=int, default=2000, help="throws to time")
     bench.add_argument("--seed", type=int, default=1)
-    bench.add_argument("--only", choices=("scoring", "vision", "appliance"), help="one section")
+    bench.add_argument(
+        "--only", choices=("scoring", "vision", "appliance", "records"), help="one section"
+    )
+    bench.add_argument("--games", type=int, default=10_000, help="records: games kept")
     bench.add_argument("--repeats", type=int, default=30, help="vision: runs of each stage")
     bench.add_argument("--throws", type=int, default=5, help="appliance: throws to time")
     bench.set_defaults(func=cmd_bench)

@@ -28,18 +28,15 @@ def game_list(
     store: Store, *, table: str | None = None, offset: int = 0, limit: int = PAGE
 ) -> dict[str, Any]:
     """The kept games, newest first, with their results once finished."""
-    games = list(reversed(store.games(table)))
-    shown = games[offset : offset + limit]
-    ids = {g["id"] for g in shown}
+    total, shown = store.recent_games(table, offset, limit)
     results: dict[int, list[tuple]] = {}
-    for row in store.results(table):
-        if row[0] in ids:
-            results.setdefault(row[0], []).append(row)
+    for row in store.results_of([g["id"] for g in shown]):
+        results.setdefault(row[0], []).append(row)
     for game in shown:
         rows = results.get(game["id"], [])
         game["scores"] = {r[2]: r[6] for r in rows}
         game["winners"] = [r[2] for r in rows if r[7]]
-    return {"games": shown, "total": len(games), "offset": offset, "limit": limit}
+    return {"games": shown, "total": total, "offset": offset, "limit": limit}
 
 
 def _turn_steps(store: Store, game_id: int) -> tuple[Game, list[dict[str, Any]]]:

@@ -9,6 +9,7 @@ mark (docs/records.md has the numbers).
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,7 +86,6 @@ def records(
     rows = store.results(table)
     if player is not None and not any(r[2] == player for r in rows):
         raise NotFound(f"no finished game of a player named {player!r} in the records")
-    holders = {(r[0], r[1]): r for r in rows}
     by_rules: dict[str, list[tuple]] = defaultdict(list)
     people: dict[str, dict[str, _Player]] = defaultdict(lambda: defaultdict(_Player))
     for row in rows:
@@ -102,8 +102,9 @@ def records(
         mine.harmonies += harmonies
         if mine.best is None or total > mine.best[0]:
             mine.best = (total, game_id, at)
-        for feat in feats.split():
-            mine.feats[feat] += 1
+        if feats:
+            for feat in feats.split():
+                mine.feats[feat] += 1
         mine.series.append((at, total, game_id))
     shown = [rules] if rules is not None else [r for r in RULEBOOKS if r in by_rules]
     return {
@@ -111,10 +112,11 @@ def records(
         "tables": tables,
         "player": player,
         "games": len({r[0] for r in rows}),
-        "rulebooks": [
-            _rulebook(store, rid, by_rules[rid], people, holders, player, table) for rid in shown
+        "rulebooks": [_rulebook(store, rid, by_rules[rid], people, player, table) for rid in shown],
+        "players": [
+            _player(name, people[name], series=player is not None)
+            for name in sorted(people, key=str.casefold)
         ],
-        "players": [_player(name, people[name]) for name in sorted(people, key=str.casefold)],
     }
 
 
@@ -127,25 +129,24 @@ def _rulebook(
     rid: str,
     rows: list[tuple],
     people: dict[str, dict[str, _Player]],
-    holders: dict[tuple[int, int], tuple],
     player: str | None,
     table: str | None,
 ) -> dict[str, Any]:
     rulebook = get_rulebook(rid)
     mine = [r for r in rows if player is None or r[2] == player]
-    best = sorted(mine, key=lambda r: (-r[6], r[0]))[:BEST_SHOWN]
+    best = heapq.nsmallest(BEST_SHOWN, mine, key=lambda r: (-r[6], r[0]))
     marks = None
     if player is None:
         names = mark_names(rulebook)
-        found = {
-            m: (points, gid, seat)
-            for m, points, gid, seat in store.marks(rid, [n for n, _, _ in names], table)
-        }
+        kept = store.marks(rid, [n for n, _, _ in names], table)
+        found = {m: (points, gid, seat) for m, points, gid, seat in kept if points > 0}
+        held = store.results_of(sorted({f[1] for f in found.values()}))
+        holders = {(r[0], r[1]): r for r in held}
         marks = [
             {"mark": m, "kind": kind, "label": label, "points": found[m][0],
              **_holder(holders[found[m][1], found[m][2]])}
             for m, kind, label in names
-            if m in found and found[m][0] > 0 and (found[m][1], found[m][2]) in holders
+            if m in found and (found[m][1], found[m][2]) in holders
         ]  # fmt: skip
     personal = [
         {"player": name, "computer": computer_kind(name), "games": p.games, "wins": p.wins,
@@ -191,7 +192,8 @@ def histogram(totals: list[int], against: dict[str, Any] | None) -> dict[str, An
     return out
 
 
-def _player(name: str, by_rules: dict[str, _Player]) -> dict[str, Any]:
+def _player(name: str, by_rules: dict[str, _Player], *, series: bool) -> dict[str, Any]:
+    """One player's statistics; ``series``: with the totals over time (a player's page)."""
     rulebooks = []
     for rid in RULEBOOKS:
         p = by_rules.get(rid)
@@ -208,7 +210,7 @@ def _player(name: str, by_rules: dict[str, _Player]) -> dict[str, Any]:
                 "best_game": p.best[1],
                 "feats": {f: round(p.feats[f] / p.games, 4) for f in FEATS[rid]},
                 "harmonies": round(p.harmonies / p.games, 2) if rid == "impossible" else None,
-                "series": [list(point) for point in p.series[-SERIES_SHOWN:]],
+                "series": [list(point) for point in p.series[-SERIES_SHOWN:]] if series else None,
             }
         )
     return {

@@ -180,7 +180,7 @@ class Store:
                 self.reachable = str(exc)
                 raise
             self.reachable = None
-            return [tuple(row) for row in rows]
+            return rows  # tuples, from either driver
 
     def _one(self, sql: str, args: Sequence[Any] = ()) -> tuple | None:
         rows = self._all(sql, args)
@@ -423,6 +423,30 @@ class Store:
             args,
         )
         return [self._game_row(row) for row in rows]
+
+    def recent_games(
+        self, table: str | None, offset: int, limit: int
+    ) -> tuple[int, list[dict[str, Any]]]:
+        """How many games are kept, and one page of them, newest first."""
+        where, args = ("WHERE table_name = ?", (table,)) if table is not None else ("", ())
+        total = self._one(f"SELECT COUNT(*) FROM games {where}", args)
+        rows = self._all(
+            "SELECT id, rules, players, created, updated, finished, table_name FROM games"
+            f" {where} ORDER BY id DESC LIMIT ? OFFSET ?",
+            (*args, limit, offset),
+        )
+        return (total[0] if total else 0), [self._game_row(row) for row in rows]
+
+    def results_of(self, game_ids: Sequence[int]) -> list[tuple]:
+        """The result rows (RESULT_KEYS) of these games."""
+        if not game_ids:
+            return []
+        marks = ", ".join("?" * len(game_ids))
+        return self._all(
+            "SELECT game_id, seat, player, rules, table_name, finished_at, total, won,"
+            f" harmonies, feats FROM results WHERE game_id IN ({marks}) ORDER BY game_id, seat",
+            tuple(game_ids),
+        )
 
     def game(self, game_id: int) -> dict[str, Any] | None:
         row = self._one(

@@ -71,7 +71,10 @@ def test_records_follow_every_game_that_ends(api: Api, client: FlaskClient) -> N
     rb = client.get("/api/records").json["rulebooks"][0]
     assert rb["games"] == 2 and rb["marks"][-1]["mark"] == "=figures"
     assert {m["mark"]: m["game"] for m in rb["marks"]}["Q"] == first  # the first to reach it
-    ana = next(p for p in client.get("/api/records").json["players"] if p["name"] == "Ana")
+    everyone = client.get("/api/records").json["players"]
+    assert [p["name"] for p in everyone] == ["Ana", "Bruno"]
+    assert everyone[0]["rulebooks"][0]["series"] is None  # drawn on a player's page only
+    [ana] = client.get("/api/records?player=Ana").json["players"]
     [mine] = ana["rulebooks"]
     assert (mine["games"], mine["wins"], mine["best"], mine["best_game"]) == (2, 1, 30, first)
     assert mine["feats"] == {"yams": 0.5}
@@ -79,6 +82,9 @@ def test_records_follow_every_game_that_ends(api: Api, client: FlaskClient) -> N
     assert mine["series"][1][2] == second
     hist = rb["histogram"]
     assert sum(hist["counts"]) == 4 and len(hist["edges"]) == len(hist["counts"]) + 1
+    stick = hist["yardstick"]  # the shipped difficile games, in the same bins
+    assert stick["games"] == 200 and stick["player"] == "difficile"
+    assert sum(stick["counts"]) == 200 and 100 < stick["mean"] < 150
 
 
 @pytest.mark.parametrize(
