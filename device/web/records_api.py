@@ -159,3 +159,48 @@ def build_records(language: str) -> Blueprint:
         return response
 
     return page
+
+
+def _get(summary: str, found: str, *params: str, content: str = "application/json") -> dict:
+    """One read-only route as OpenAPI describes it: 200, 404 when not found, 400 bad query."""
+    op: dict[str, Any] = {
+        "summary": summary,
+        "responses": {
+            "200": {"description": found, "content": {content: {}}},
+            "400": {"description": "a malformed query parameter"},
+            "404": {"description": "no such rulebook, player, table, game, entry or photo"},
+            "503": {"description": "the records' server cannot be reached"},
+        },
+    }
+    if params:
+        op["parameters"] = [
+            {"name": p, "in": "path", "required": True,
+             "schema": {"type": "string" if p in ("kind", "fmt") else "integer"}}
+            for p in params
+        ]  # fmt: skip
+    return {"get": op}
+
+
+def records_paths() -> dict[str, Any]:
+    """The records page's routes, for ``/api/openapi.json``."""
+    query = "query: rules, player, table"
+    return {
+        "/records": _get("the records page (HTML)", "HTML", content="text/html"),
+        "/static/records.js": _get("the records page's script", "JS", content="text/javascript"),
+        "/static/records.css": _get("the records page's style", "CSS", content="text/css"),
+        "/api/records": _get(f"records and statistics ({query})", "records"),
+        "/api/records/fairness": _get("dice fairness of a table (query: table)", "fairness"),
+        "/api/records/games": _get(
+            "kept games, newest first (query: table, offset, limit)", "games"
+        ),
+        "/api/records/games/{game_id}": _get("a game, its sheet and its turns", "game", "game_id"),
+        "/api/records/games/{game_id}/audit": _get(
+            "why an entry scored what it did (query: seq, or player and box)", "audit", "game_id"
+        ),
+        "/api/records/throws/{throw_id}/photo.jpg": _get(
+            "the photo a throw was read from", "JPEG", "throw_id", content="image/jpeg"
+        ),
+        "/api/export/{kind}.{fmt}": _get(
+            "games, turns, throws or entries as csv or json (query: table)", "a file", "kind", "fmt"
+        ),
+    }
