@@ -291,6 +291,13 @@ def cmd_bench(args: argparse.Namespace) -> int:
         say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
         for line in appliance_lines(run_appliance(throws=args.throws, progress=say)):
             print(line, flush=True)
+    if args.only in (None, "records"):
+        from device.records_bench import bench_records
+
+        if args.only is None:
+            print()
+        for line in bench_records(games=args.games):
+            print(line, flush=True)
     if args.only in (None, "vision"):
         from device.bench import vision_lines
 
@@ -310,24 +317,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_export_corrections(args: argparse.Namespace) -> int:
     """Write the corrected dice's crops and labels for ``train --from-corrections``."""
-    from device.config import ConfigError, load_config
     from device.corrections import ExportError, export_corrections
-    from device.store import Store, StoreError
 
-    try:
-        config = load_config(args.config)
-    except ConfigError as exc:
-        raise UsageError("; ".join(exc.problems)) from None
-    data = Path(args.data) if args.data else config.storage.data_dir / "yamscope.db"
-    if not data.is_file():
-        raise UsageError(f"no records file at {data}")
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file, not a folder")
-    try:
-        store = Store(data)
-    except StoreError as exc:
-        raise UsageError(str(exc)) from None
+    store = _open_records(args)
     try:
         count = export_corrections(store, out)
     except ExportError as exc:
@@ -335,6 +330,61 @@ def cmd_export_corrections(args: argparse.Namespace) -> int:
     finally:
         store.close()
     print(f"{count} corrected dice written to {out} (labels in {out / 'labels.jsonl'})")
+    return 0
+
+
+def _open_records(args: argparse.Namespace) -> Any:
+    """The records ``--data`` (or ``--config``) names, opened to be read: UsageError, with
+    one line, when there are none there or they cannot be opened (a server unreachable)."""
+    from device.config import ConfigError, load_config
+    from device.serve import records_target
+    from device.storage import Store, StoreError, is_url
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        raise UsageError("; ".join(exc.problems)) from None
+    data = records_target(config, args.data)
+    if not is_url(data) and not Path(data).is_file():
+        raise UsageError(f"no records file at {data}")
+    try:
+        return Store(data, table=config.table.table_name())
+    except StoreError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_records(args: argparse.Namespace) -> int:
+    """The table's (or club's) records, as text or JSON; an unknown rulebook, player or
+    table is one line and exit status 2."""
+    from device.records import NotFound, records, text_lines
+
+    store = _open_records(args)
+    try:
+        data = records(store, rules=args.rules, player=args.player, table=args.table)
+    except NotFound as exc:
+        raise UsageError(str(exc.args[0])) from None
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False))
+    else:
+        print("\n".join(text_lines(data)))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Games, turns, throws and entries as CSV and JSON files in a folder."""
+    from device.export import FORMATS, export
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out {out} is a file, not a folder")
+    store = _open_records(args)
+    try:
+        written = export(store, out, FORMATS if args.format == "both" else (args.format,))
+    finally:
+        store.close()
+    print(f"{len(written)} files written to {out}: " + ", ".join(p.name for p in written))
     return 0
 
 
@@ -360,6 +410,10 @@ def cmd_validate_config(args: argparse.Namespace) -> int:
     changes = config.changes()
     for key, value, default in changes:
         shown = '"****"' if key == "server.pin" else toml_value(value)  # not in logs
+        if key == "storage.url" and "://" in str(value):
+            from device.storage import shown as without_password
+
+            shown = toml_value(without_password(str(value)))
         print(
             f"  {key} = {shown}"
             + (f"  (default {toml_value(default)})" if default is not None else "")
@@ -386,7 +440,7 @@ def cmd_check_model(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from device.config import ConfigError, load_config
-    from device.serve import read_pin_file, serve, settings
+    from device.serve import read_pin_file, records_target, serve, settings
 
     if args.pin is not None and args.pin_file is not None:
         raise UsageError("give --pin or --pin-file, not both")
@@ -404,7 +458,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             "/proc/PID/cmdline): put it in the configuration file (server.pin) or use --pin-file",
             file=sys.stderr,
         )
-    data = Path(args.data) if args.data else config.storage.data_dir / "yamscope.db"
+    data = records_target(config, args.data)
     return serve(config, server, data, camera=camera, advice=not args.no_advice)
 
 
@@ -784,11 +838,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Scoring every box of random throws; reading one still frame stage by "
         "stage (a 1280x960 ten-d10 synthetic throw, a Rune55 photo) and settle detection; "
         "the live appliance on the simulated tray: settled frame to the page, idle CPU, peak "
-        "memory. Pin a core for numbers like the Pi's: taskset -c 0 yamscope bench.",
+        "memory; the records of 10,000 kept games and the records page. Pin a core for "
+        "numbers like the Pi's: taskset -c 0 yamscope bench.",
     )
     bench.add_argument("--n", type=int, default=2000, help="throws to time")
     bench.add_argument("--seed", type=int, default=1)
-    bench.add_argument("--only", choices=("scoring", "vision", "appliance"), help="one section")
+    bench.add_argument(
+        "--only", choices=("scoring", "vision", "appliance", "records"), help="one section"
+    )
+    bench.add_argument("--games", type=int, default=10_000, help="records: games kept")
     bench.add_argument("--repeats", type=int, default=30, help="vision: runs of each stage")
     bench.add_argument("--throws", type=int, default=5, help="appliance: throws to time")
     bench.set_defaults(func=cmd_bench)
@@ -844,9 +902,39 @@ def build_parser() -> argparse.ArgumentParser:
         "--from-corrections` reads.",
     )
     exc_.add_argument("--out", required=True, metavar="DIR")
-    exc_.add_argument("--data", metavar="DB", help="the records file (default: as serve)")
+    exc_.add_argument(
+        "--data", metavar="DB_OR_URL", help="the records file or address (default: as serve)"
+    )
     exc_.add_argument("--config", metavar="FILE", help="configuration file (for the data folder)")
     exc_.set_defaults(func=cmd_export_corrections)
+
+    recs = sub.add_parser(
+        "records",
+        help="the table's or the club's records and statistics",
+        description="Per rulebook the best totals, the best of each box and section players "
+        "brag about, every player's personal bests and the totals against the computer's "
+        "difficile play; per player (--player) games, wins, average, best, feats. Reads "
+        "the records serve keeps (--data: an SQLite file or a postgresql:// address).",
+    )
+    recs.add_argument("--json", action="store_true", help="JSON for tools")
+    recs.add_argument("--rules", metavar="ID", help="one rulebook only")
+    recs.add_argument("--player", metavar="NAME", help="one player only")
+    recs.add_argument("--table", metavar="NAME", help="one table of a club only")
+    recs.add_argument("--data", metavar="DB_OR_URL", help="the records (default: as serve)")
+    recs.add_argument("--config", metavar="FILE", help="configuration file (storage.url)")
+    recs.set_defaults(func=cmd_records)
+
+    exp = sub.add_parser(
+        "export",
+        help="write the games, turns, throws and entries as CSV and JSON",
+        description="games, turns, throws and entries, each as NAME.csv and NAME.json in "
+        "OUT (files of those names are replaced, nothing else is touched).",
+    )
+    exp.add_argument("--out", required=True, metavar="DIR")
+    exp.add_argument("--format", choices=("csv", "json", "both"), default="both")
+    exp.add_argument("--data", metavar="DB_OR_URL", help="the records (default: as serve)")
+    exp.add_argument("--config", metavar="FILE", help="configuration file (storage.url)")
+    exp.set_defaults(func=cmd_export)
 
     check = sub.add_parser(
         "validate-config",
@@ -884,7 +972,8 @@ def build_parser() -> argparse.ArgumentParser:
     srv.add_argument(
         "--data",
         metavar="PATH",
-        help="the SQLite records file (default: yamscope.db in the config's storage.data_dir: "
+        help="the records: an SQLite file or a postgresql:// address (default: the config's "
+        "storage.url, else yamscope.db in its storage.data_dir: "
         "the user data folder, or $YAMSCOPE_DATA_DIR)",
     )
     srv.add_argument(

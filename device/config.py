@@ -227,11 +227,35 @@ class Storage(Section):
         description="Megabytes the throws' photos may take in the records; past it the "
         "oldest photos are dropped (never a throw, an entry or a correction).",
     )
+    url: Annotated[str, BeforeValidator(_not_blank)] | None = Field(
+        None,
+        description="Where the records are kept: an SQLite file, or a club's PostgreSQL "
+        'database shared by several tables ("postgresql://USER:PASSWORD@HOST/DATABASE"; give '
+        "each table its own table.name). Default: yamscope.db in data_dir. A relative file "
+        "path is taken from this file's folder.",
+        json_schema_extra={"example": "postgresql://yamscope@club.local/yamscope"},
+    )
 
     @field_validator("data_dir", mode="after")
     @classmethod
     def _data_dir(cls, value: Path, info: ValidationInfo) -> Path:
         return _resolve(value, info)
+
+    @field_validator("url", mode="after")
+    @classmethod
+    def _url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is None or value.startswith(("postgresql://", "postgres://")):
+            return value
+        if "://" in value:
+            scheme = value.split("://")[0] + "://…"
+            raise ValueError(f"must be a file path or a postgresql:// address, got {scheme}")
+        return str(_resolve(Path(value), info))
+
+    def records(self) -> str | Path:
+        """The records' SQLite file or PostgreSQL address."""
+        if self.url is None:
+            return self.data_dir / "yamscope.db"
+        return self.url if "://" in self.url else Path(self.url)
 
 
 class Camera(Section):
@@ -308,6 +332,13 @@ class Table(Section):
         "impossible",
         description=f"Rulebook of new games: {', '.join(RULEBOOKS)}.",
     )
+    name: str = Field(
+        "",
+        max_length=40,
+        description="This table's name in the records: a club's tables keep their games in "
+        "one database and each needs its own name. Default: this machine's host name.",
+        json_schema_extra={"example": "Table du fond"},
+    )
     language: Literal["fr", "en"] = Field("fr", description='Language of the page: "fr" or "en".')
     max_players: Annotated[int, _range(1, MAX_PLAYERS)] = Field(
         6, description=f"Most players a game may seat (1-{MAX_PLAYERS})."
@@ -361,6 +392,12 @@ class Table(Section):
 
     def rulebook(self) -> Rulebook:
         return get_rulebook(self.rules, self.options)
+
+    def table_name(self) -> str:
+        """The name the records keep this table's games under."""
+        import socket
+
+        return self.name.strip() or socket.gethostname()
 
 
 class Advisor(Section):

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from device import memory
 from device.camera.frames import CameraError
 from device.config import CameraSource, Config, ConfigError, Server, parse_camera_source, problems
-from device.store import Store, StoreDamaged, StoreError
+from device.storage import Store, StoreDamaged, StoreError, is_url
 from device.table import TableSession
 from vision.errors import VisionError
 
@@ -86,14 +86,26 @@ def backup_path(data: Path) -> Path:
     return data.with_name(data.name + ".backup")
 
 
-def open_records(data: Path, photo_budget: int | None = None) -> Store:
-    """The records, checked page by page first (SQLite's integrity check), then copied to
-    their backup. Raises StoreError with one line; a damaged file's names the backup to
-    restore, which was made at the last start that found the file whole. ``photo_budget``:
-    see :class:`Store`."""
+def records_target(config: Config, data: str | None) -> str | Path:
+    """Where the records are: ``--data`` (a file or a postgresql:// address), else the
+    configuration's ``storage.url``, else yamscope.db in its data folder."""
+    if data is None:
+        return config.storage.records()
+    return data if is_url(data) else Path(data)
+
+
+def open_records(data: str | Path, table: str = "", photo_budget: int | None = None) -> Store:
+    """The records, an SQLite file checked page by page first (SQLite's integrity check),
+    then copied to its backup, or a club's PostgreSQL database. Raises StoreError with one
+    line (StoreUnavailable when the server cannot be reached); a damaged file's names the
+    backup to restore, which was made at the last start that found the file whole.
+    ``photo_budget``: see :class:`Store`."""
+    if is_url(data):
+        return Store(data, table=table, photo_budget=photo_budget)
+    data = Path(data)
     backup = backup_path(data)
     try:
-        store = Store(data, check=True, photo_budget=photo_budget)
+        store = Store(data, check=True, table=table, photo_budget=photo_budget)
     except StoreDamaged as exc:
         raise StoreError(f"{exc}: {_restore_hint(data, backup)}") from None
     try:
@@ -129,7 +141,9 @@ def enrol_table(recogniser: Any, path: Path) -> None:
     log.info("reading with the table's own dice (%s)", path)
 
 
-def start_tray(session: TableSession, config: Config, source: CameraSource, data: Path) -> Any:
+def start_tray(
+    session: TableSession, config: Config, source: CameraSource, data: str | Path
+) -> Any:
     """The camera, the settle detector and the reader feeding the session (None for
     ``none``). Raises CameraError or VisionError with one readable line."""
     if source.kind == "none":
@@ -141,7 +155,8 @@ def start_tray(session: TableSession, config: Config, source: CameraSource, data
     from vision.recognise import Recogniser
 
     frames = open_source(source, config.camera)
-    path = config.camera.calibration or data.parent / CALIBRATION_FILE
+    beside = config.storage.data_dir if is_url(data) else Path(data).parent
+    path = config.camera.calibration or beside / CALIBRATION_FILE
     calibration = calibrations.load(path) if path.exists() else None
     tray = getattr(frames, "tray", None)
     told = "file"
@@ -178,7 +193,7 @@ def start_tray(session: TableSession, config: Config, source: CameraSource, data
 def serve(
     config: Config,
     server_settings: Server,
-    data: Path,
+    data: str | Path,
     *,
     camera: CameraSource | None = None,
     advice: bool = True,
@@ -191,7 +206,9 @@ def serve(
     memory.limit_arenas()
     host, port, pin = server_settings.host, server_settings.port, server_settings.pin
     try:
-        store = open_records(data, photo_budget=config.storage.photo_budget_mb * 2**20)
+        store = open_records(
+            data, config.table.table_name(), photo_budget=config.storage.photo_budget_mb * 2**20
+        )
     except StoreError as exc:
         print(f"yamscope: error: {exc}", file=sys.stderr)
         return 2
@@ -229,7 +246,7 @@ def serve(
     signal.signal(signal.SIGTERM, stop)
     shown = f"[{host}]" if ":" in host else host
     print(
-        f"yamscope: serving http://{shown}:{server.server_port}/ (records: {data})",
+        f"yamscope: serving http://{shown}:{server.server_port}/ (records: {store.where})",
         file=sys.stderr,
         flush=True,
     )

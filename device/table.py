@@ -29,7 +29,7 @@ from typing import Any, cast
 
 from device import memory
 from device.merge import place_reading
-from device.store import Store
+from device.storage import Store, StoreError
 from device.table_state import computer_kind, computer_names, game_state
 from device.words import french
 from scoring.computer import computer_player, play_step, play_turn, roll
@@ -52,6 +52,9 @@ class CalibrationRefused(RulesError):
     def __init__(self, message: str, seen: list[tuple[int, int, int, int]]) -> None:
         super().__init__(message)
         self.seen = seen
+
+
+STORAGE_CHECK_S = 1.0  # how often the worker asks whether the records can be reached
 
 
 class TooManyListeners(RuntimeError):
@@ -159,6 +162,8 @@ class TableSession:
         # keeps them even after an undo brought an older throw back to the table.
         self._crops: deque[tuple[dict[str, Any], dict[int, bytes]]] = deque(maxlen=CROPS_KEPT)
         self._tray_status: dict[str, Any] | None = None
+        self._stale = False  # the game in memory may be behind the records (they were away)
+        self._storage_checked = 0.0
         self.watcher: Any = None  # device.tray.TrayWatcher when a camera feeds the table
         self._working = False
         self._wake = threading.Event()
@@ -290,7 +295,7 @@ class TableSession:
     ) -> dict[str, Any]:
         """Dice read on the tray (the camera's way in), ``keep``: positions set aside."""
         keep = list(keep)
-        return self._act(lambda g: g.throw(dice, keep), snapshot=snapshot)
+        return self._act(lambda g: g.throw(dice, keep), snapshot=snapshot, source="manual")
 
     def simulated_throw(self, keep: Iterable[int] = ()) -> dict[str, Any]:
         """The throw button: with a camera on the simulated tray, the dice not kept roll on it
@@ -298,7 +303,7 @@ class TableSession:
         session's generator throws them at once."""
         keep = list(keep)
         if self.watcher is None:
-            return self._act(lambda g: g.throw(roll(g, self.rng, keep), keep))
+            return self._act(lambda g: g.throw(roll(g, self.rng, keep), keep), source="drawn")
         with self._lock:
             game = self._game()
             self._check_human(game)
@@ -361,7 +366,8 @@ class TableSession:
         keep = keep if key == self._key() else []
         placed = place_reading(game, reading.dice, keep)
         game.throw(placed.dice, keep)
-        self._append(game, snapshot=snapshot)
+        source = "simulated" if "simulated" in self.tray else "camera"
+        self._append(game, snapshot=snapshot, source=source, reading=reading_json(reading, placed))
         return placed, keep
 
     def calibrate(self, anyway: bool = False) -> dict[str, Any]:
@@ -389,9 +395,12 @@ class TableSession:
             self._tray_status = status
             self._publish()
 
-    def correct(self, dice: DiceLike, crops: Sequence[tuple[int, bytes]] = ()) -> dict[str, Any]:
+    def correct(
+        self, dice: DiceLike, crops: Sequence[tuple[int, bytes]] = (), client: str | None = None
+    ) -> dict[str, Any]:
         """A misread die put right: the full dice of the throw, as they really lie. The
-        crops of the dice the camera read and the player changed are kept with it."""
+        crops of the dice the camera read and the player changed are kept with it, and the
+        address it came from (``client``), for the audit."""
         with self._lock:
             shown = self.game.throw_event() if self.game is not None else None
             read = next((c for e, c in reversed(self._crops) if e is shown), None)
@@ -403,7 +412,7 @@ class TableSession:
                     for p, crop in sorted(read.items())
                     if p < len(before) and p < len(after) and before[p] != after[p]
                 ]
-            return self._act(lambda g: g.correct(dice), crops=crops)
+            return self._act(lambda g: g.correct(dice), crops=crops, client=client)
 
     def skip(self) -> dict[str, Any]:
         """« Passer »: the computer playing now plays the rest of its turn without pauses."""
@@ -463,31 +472,30 @@ class TableSession:
         if computer_kind(game.player) is not None:
             raise RulesError(f"it is {game.player}'s turn: the computer plays it")
 
-    def _act(
-        self,
-        action: Callable[[Game], Any],
-        *,
-        snapshot: bytes | None = None,
-        crops: Sequence[tuple[int, bytes]] = (),
-    ) -> dict[str, Any]:
+    def _act(self, action: Callable[[Game], Any], **record: Any) -> dict[str, Any]:
+        """One action of a player, kept with ``record`` (Store.append's keywords)."""
         with self._lock:
             game = self._game()
             self._check_human(game)
             action(game)
-            self._append(game, snapshot=snapshot, crops=crops)
+            self._append(game, **record)
             self._publish()
         self._wake.set()
         return self._state
 
-    def _append(
-        self, game: Game, *, snapshot: bytes | None = None, crops: Sequence[tuple[int, bytes]] = ()
-    ) -> None:
-        """Keep the newest event; if that fails, the game goes back to what is kept."""
+    def _append(self, game: Game, **record: Any) -> None:
+        """Keep the newest event; if that fails, the game goes back to what is kept (from
+        the records, or without them when they cannot be reached: its log less the event
+        that was not kept, made good from the records once they are back)."""
         assert self.game_id is not None
         try:
-            self.store.append(self.game_id, game, snapshot=snapshot, crops=crops)
+            self.store.append(self.game_id, game, **record)
         except BaseException:
-            self.game = self.store.load(self.game_id)
+            try:
+                self.game = self.store.load(self.game_id)
+            except StoreError:
+                self.game = Game.replay(game.events[:-1])
+                self._stale = True
             self._publish()
             raise
 
@@ -529,6 +537,11 @@ class TableSession:
             "computer_error": error,
             "computer_error_fr": french(error) if error else None,
             "photo": self._photo[1] if self._photo[0] == key and key is not None else None,
+            "storage": {
+                "kind": self.store.kind,
+                "table": self.store.table,
+                "error": self.store.reachable,
+            },
         }
         with self._listeners_lock:
             listeners = list(self._listeners)
@@ -550,10 +563,35 @@ class TableSession:
             return ("advice", key, None)
         return None
 
+    def check_storage(self) -> None:
+        """Ask the records whether they can be reached, and tell the page when that
+        changes; once they are back, the game is the one they hold (an action whose answer
+        was lost with the connection may have been kept after all)."""
+        was = self.store.reachable
+        now = self.store.ping()
+        if now is None and (was is not None or self._stale):
+            with self._lock:
+                if self.game_id is not None:
+                    try:
+                        self.game = self.store.load(self.game_id)
+                        self._stale = False
+                    except StoreError:
+                        log.exception("game %s cannot be reloaded", self.game_id)
+                self._computer_error = None
+        shown = (self._state.get("storage") or {}).get("error")
+        if now != shown:
+            log.warning("records: %s", now or "reachable again")
+            with self._lock:
+                self._publish()
+            self._wake.set()
+
     def _run(self) -> None:
         while not self._closed.is_set():
             self._wake.wait(timeout=1.0)
             self._wake.clear()
+            if time.monotonic() - self._storage_checked >= STORAGE_CHECK_S:
+                self._storage_checked = time.monotonic()
+                self.check_storage()
             while not self._closed.is_set():
                 with self._lock:
                     job = self._job()
@@ -595,7 +633,7 @@ class TableSession:
                     return  # someone acted meanwhile (undo, new game): look again
                 game = self._game()
                 try:
-                    recorded = _Recorded(game, lambda g=game: self._append(g))
+                    recorded = _Recorded(game, lambda g=game: self._keep_computers(g))
                     done = play_step(cast(Game, recorded), player, self.rng)
                 except Exception as exc:
                     log.exception("computer %s could not play", game.player)
@@ -610,6 +648,11 @@ class TableSession:
                 return
             self._show_throw(key, dice)
             self._pause(turn)
+
+    def _keep_computers(self, game: Game) -> None:
+        """A computer's action, kept (its throws marked as the computer's)."""
+        source = "computer" if game.events[-1]["type"] == "throw" else None
+        self._append(game, source=source)
 
     def _pause(self, turn: tuple[Any, ...]) -> None:
         """Between two moves of a computer: the pace, unless its turn was skipped."""
@@ -661,6 +704,15 @@ def snapshot_of(game: Game) -> Game:
         if isinstance(items, list):
             memo[id(items)] = list(items)
     return copy.deepcopy(game, memo)
+
+
+def reading_json(reading: Reading, placed: Any) -> dict[str, Any]:
+    """Where on the throw's photo each place's die was read (None: a die set aside), for
+    the audit to draw them."""
+    dice: list[dict[str, Any] | None] = []
+    for j in placed.source:
+        dice.append(None if j is None else reading.dice[j].to_json())
+    return {"size": list(reading.size), "dice": dice}
 
 
 def advice_json(advice: Mapping[str, Any], shown: int = 6) -> dict[str, Any]:

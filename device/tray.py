@@ -25,6 +25,7 @@ import cv2
 import numpy as np
 
 from device.camera import CameraRunner, Frame
+from device.storage import StoreError
 from scoring.computer import IMPOSSIBLE_SET
 from scoring.dice import Die
 from scoring.entries import RulesError
@@ -326,7 +327,7 @@ class TrayWatcher:
         crops = [_png(crop_square(frame.main, d.box, CROP_PX, scale)) for d in reading.dice]
         try:
             self.session.camera_throw(reading, snapshot=snapshot, crops=crops)
-        except RulesError as exc:
+        except (RulesError, StoreError) as exc:  # not this throw, or the records are away
             self._say(_joined(str(exc), *reading.notes))
             return
         self._say(_joined(self.recogniser.distrust, *reading.notes))

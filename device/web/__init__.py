@@ -17,17 +17,23 @@ from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from device.config import is_loopback
-from device.store import StoreError, StoreFull
+from device.storage import StoreError, StoreFull, StoreUnavailable
 from device.table import TableSession
 from device.table_state import rules_catalog
 from device.web.api import build_api
+from device.web.records_api import build_records
 from device.web.security import PIN_HEADER, TOKEN_HEADER, PinBrake, new_token, same
 from device.web.validate import BadRequest
 from scoring.entries import RulesError
 
 log = logging.getLogger(__name__)
 MAX_BODY = 8 * 1024
-STATIC = {"table.js": "text/javascript", "table.css": "text/css"}
+STATIC = {
+    "table.js": "text/javascript",
+    "table.css": "text/css",
+    "records.js": "text/javascript",
+    "records.css": "text/css",
+}
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -105,6 +111,8 @@ def create_app(
     app.extensions["yamscope.brake"] = brake
     static = _static_files()
     app.register_blueprint(build_api(max_players))
+    app.register_blueprint(build_records(language))
+    app.extensions["yamscope.versions"] = {name: digest for name, (_, digest) in static.items()}
 
     @app.before_request
     def guard() -> Response | None:
@@ -146,9 +154,12 @@ def create_app(
     @app.errorhandler(StoreError)
     def store_failed(exc: StoreError) -> Response:
         """Nothing changed (the game went back to what is kept); 507 when the disk is full,
-        so the page can say to free space and play on."""
+        so the page can say to free space and play on; 503 while the records' server cannot
+        be reached."""
         log.error("records: %s", exc)
         status = 507 if isinstance(exc, StoreFull) else 500
+        if isinstance(exc, StoreUnavailable):  # a club's server away: play on once it is back
+            status = 503
         return _error(f"the records could not be written: {exc}", status)
 
     @app.errorhandler(HTTPException)
@@ -177,8 +188,8 @@ def create_app(
         response.headers["Cache-Control"] = "no-cache"
         return response.make_conditional(request)
 
-    app.add_url_rule("/static/table.js", "table_js", lambda: asset("table.js"))
-    app.add_url_rule("/static/table.css", "table_css", lambda: asset("table.css"))
+    for name in STATIC:
+        app.add_url_rule(f"/static/{name}", name.replace(".", "_"), lambda n=name: asset(n))
     return app
 
 

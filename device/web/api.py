@@ -133,7 +133,8 @@ def build_api(max_players: int) -> Blueprint:
     @api.post("/correct")
     def correct() -> Response:
         data = validate.body(_json(), {"dice"}, frozenset({"dice"}))
-        return _answer(_session().correct(validate.dice(data["dice"])))
+        client = request.remote_addr or None
+        return _answer(_session().correct(validate.dice(data["dice"]), client=client))
 
     @api.post("/announce")
     def announce() -> Response:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from device.web.records_api import records_paths
 from device.web.validate import MAX_DICE, NAME_MAX
 
 REF = "#/components/schemas/"
@@ -320,6 +321,7 @@ def openapi(max_players: int = 6) -> dict[str, Any]:
                     "Calibrate",
                 )
             },
+            **records_paths(),
             "/api/health": {
                 "get": {
                     "summary": "version, tray and camera state (smoke test, monitoring)",

@@ -43,3 +43,13 @@ def test_bench_only_scoring_prints_the_scoring_table_alone(
     assert main(["bench", "--only", "scoring", "--n", "30"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("scoring all boxes") and "vision" not in out and "appliance" not in out
+
+
+def test_the_records_bench_builds_its_games_and_times_the_records_and_the_page() -> None:
+    from device.records_bench import bench_records
+
+    lines = list(bench_records(games=12, repeats=1, templates=4))
+    assert lines[0].startswith("records: 12 finished games (") and "4 played" in lines[0]
+    assert "records and statistics of every player" in lines[1] and "(target 1000)" in lines[1]
+    assert lines[-1].startswith("records page (/records and /api/records): ")
+    assert "(target 300)" in lines[-1]

@@ -236,10 +236,16 @@ def test_a_bad_records_file_is_one_line_and_exit_2(tmp_path: Path, kind: str) ->
 
 
 def _damage_a_middle_page(path: Path) -> None:
-    """Garbage over one page in the middle of the file, as a failing SD card leaves it."""
+    """Garbage over one page of the games' events, as a failing SD card leaves it (a page
+    picked by its place in the file could be an empty table's, which holds nothing)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        root = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'events'").fetchone()
+    db.close()
     data = bytearray(path.read_bytes())
     page = 4096
-    middle = (len(data) // page // 2) * page
+    middle = (root[0] - 1) * page
     data[middle + 8 : middle + page] = os.urandom(page - 8)
     path.write_bytes(bytes(data))
 

@@ -1,10 +1,12 @@
-"""The records file: every game replays from it, its records match its log, and a process
-killed at any moment loses at most the action it was writing.
+"""The records, in an SQLite file and in a PostgreSQL database alike: every game replays
+from them, their records match the log, and a process killed at any moment loses at most
+the action it was writing.
 
 The games are played through the real engine (``scoring.game.Game``) by a random but
 plausible table: throws with kept dice, corrected dice with their crops, announced extra
 throws, entries and entries taken back. The crash test runs this very file as the child
 process (``python test_store.py --child DB SEED RULES``), so parent and child share ``step``.
+Each test that takes ``target`` runs on both engines (PostgreSQL: a real server, conftest).
 """
 
 from __future__ import annotations
@@ -93,16 +95,34 @@ def draw_order(game: Game) -> None:
     game.draw_order({PLAYERS[0]: low, PLAYERS[1]: high})
 
 
-def dump(path: Path) -> list[str]:
-    """Every row of the file, for "nothing was written" checks."""
-    with sqlite3.connect(path) as db:
-        return list(db.iterdump())
+@pytest.fixture(params=["sqlite", "postgresql"])
+def target(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where the records go: an SQLite file, or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "records.sqlite3")
+    return request.getfixturevalue("pg_url")
+
+
+def dump(target: str | Path) -> list[str]:
+    """Every row of the records, for "nothing was written" checks."""
+    if not str(target).startswith("postgresql://"):
+        with sqlite3.connect(target) as db:
+            return list(db.iterdump())
+    import psycopg
+
+    tables = ("games", "events", "throws", "entries", "corrections", "crops", "results")
+    with psycopg.connect(str(target)) as db:
+        return [
+            f"{table}: {row}"
+            for table in (*tables, "face_counts")
+            for row in db.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+        ]
 
 
 # -- round trips ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("rules", sorted(OPTIONS))
-def test_a_whole_game_round_trips(tmp_path: Path, rules: str) -> None:
-    path = tmp_path / "records.sqlite3"
+def test_a_whole_game_round_trips(target: str, rules: str) -> None:
+    path = target
     store = Store(path)
     rng = random.Random(f"round trip {rules}")
     game = Game(rules, PLAYERS, OPTIONS[rules])
@@ -156,8 +176,8 @@ def test_a_whole_game_round_trips(tmp_path: Path, rules: str) -> None:
     store.close()
 
 
-def test_undo_marks_the_entries_it_takes_back(tmp_path: Path) -> None:
-    store = Store(tmp_path / "r.sqlite3")
+def test_undo_marks_the_entries_it_takes_back(target: str) -> None:
+    store = Store(target)
     game = Game("yams", PLAYERS)
     gid = store.create(game)
     for action in (
@@ -182,8 +202,8 @@ def test_undo_marks_the_entries_it_takes_back(tmp_path: Path) -> None:
     assert replayed.player == "Bruno"
 
 
-def test_corrections_keep_their_crops_with_the_corrected_labels(tmp_path: Path) -> None:
-    store = Store(tmp_path / "r.sqlite3")
+def test_corrections_keep_their_crops_with_the_corrected_labels(target: str) -> None:
+    store = Store(target)
     other = store.create(Game("yams", ["Zoé"]))
     game = Game("impossible", ["Ana"])
     gid = store.create(game)
@@ -205,8 +225,8 @@ def test_corrections_keep_their_crops_with_the_corrected_labels(tmp_path: Path) 
     assert store.load(gid).dice == game.dice
 
 
-def test_latest_game_is_the_one_played_last(tmp_path: Path) -> None:
-    store = Store(tmp_path / "r.sqlite3")
+def test_latest_game_is_the_one_played_last(target: str) -> None:
+    store = Store(target)
     assert store.latest_game() is None
     older, newer = Game("yams", ["A"]), Game("cameroun", ["B"])
     older_id, newer_id = store.create(older), store.create(newer)
@@ -252,8 +272,8 @@ def test_a_folder_is_refused(tmp_path: Path) -> None:
         Store(tmp_path)
 
 
-def test_append_out_of_step_is_refused_and_writes_nothing(tmp_path: Path) -> None:
-    path = tmp_path / "r.sqlite3"
+def test_append_out_of_step_is_refused_and_writes_nothing(target: str) -> None:
+    path = target
     store = Store(path)
     game = Game("yams", PLAYERS)
     gid = store.create(game)
@@ -275,9 +295,9 @@ def test_append_out_of_step_is_refused_and_writes_nothing(tmp_path: Path) -> Non
         store.load(99)
 
 
-def test_threads_sharing_the_store_keep_their_transactions_apart(tmp_path: Path) -> None:
+def test_threads_sharing_the_store_keep_their_transactions_apart(target: str) -> None:
     """The web server's threads share one Store: each append must stay one transaction."""
-    store = Store(tmp_path / "r.sqlite3")
+    store = Store(target)
     errors: list[BaseException] = []
     logs: dict[int, list[dict[str, Any]]] = {}
 
@@ -385,8 +405,10 @@ def check_after_kill(path: Path, said: Announced) -> None:
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-def test_sigkill_at_random_moments_loses_at_most_the_action_in_flight(tmp_path: Path) -> None:
-    path = tmp_path / "records.sqlite3"
+def test_sigkill_at_random_moments_loses_at_most_the_action_in_flight(
+    target: str, tmp_path: Path
+) -> None:
+    path = target
     rng = random.Random(1729)
     known: dict[int, list[dict[str, Any]]] = {}
     rounds, commits = 12, 0

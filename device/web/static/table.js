@@ -57,6 +57,8 @@ const WORDS = {
     light_dark: "Trop sombre : le feutre est à {0} % de la pleine échelle (il faut {1} % ou plus).",
     light_glare: "Reflets : {0} % de la piste est blanc saturé (il faut {1} % ou moins).",
     light_uneven: "Lumière inégale : le plus clair du feutre est {0} % plus clair que le plus sombre (il faut {1} % ou moins).",
+    records: "Records", audit_box: "pourquoi ces points ?",
+    storage_down: "La base des scores est injoignable : aucune action n'est acceptée tant qu'elle ne l'est pas, et la partie reprendra où elle en était dès son retour.",
   },
   en: {
     undo: "↶ Undo", new_game: "New game", throw: "Throw", throw_n: "Throw ({0}/{1})",
@@ -108,6 +110,8 @@ const WORDS = {
     light_dark: "Too dark: the felt is at {0} % of full scale (want {1} % or more).",
     light_glare: "Glare: {0} % of the tray is clipped white (want {1} % or less).",
     light_uneven: "Uneven light: the brightest part of the felt is {0} % lighter than the darkest (want {1} % or less).",
+    records: "Records", audit_box: "why these points?",
+    storage_down: "The records database cannot be reached: no action is taken until it is back, and the game will resume where it was.",
   },
 };
 let lang = localStorage.getItem("yamscope.lang") || boot.language || "fr";
@@ -398,7 +402,10 @@ function renderBanner(game) {
   const banner = $("banner");
   let text = null;
   let kind = "info";
-  if (game.finished) {
+  if (state.storage && state.storage.error) { // the records cannot be written: say so first
+    text = t("storage_down");
+    kind = "error";
+  } else if (game.finished) {
     const best = game.winners.length ? game.scores[game.winners[0]] : 0;
     text = `${t("game_over")} ` + (game.winners.length > 1
       ? t("tie", game.winners.join(", "), num(best, 0))
@@ -678,6 +685,15 @@ function previews(game) {
   return out;
 }
 
+// a filled box opens its audit on the records page: the photo, the dice, the points' reasons
+function auditCell(game, player, box, points, extra = "") {
+  const classes = [points === 0 ? "crossed" : "", "audit", extra].filter(Boolean).join(" ");
+  if (points === null || points === undefined) return el("td", { class: extra, text: "" });
+  const href = `/records#audit/${game.id}/${encodeURIComponent(player)}/${encodeURIComponent(box)}`;
+  return el("td", { class: classes, title: t("audit_box"), "data-audit": href,
+    onclick: () => { window.location.href = href; } }, cellText(points));
+}
+
 function renderSheet(game) {
   const table = $("sheet");
   table.className = `sheet ${game.sheet.layout}`;
@@ -718,7 +734,7 @@ function renderRows(game, table) {
         if ((points === null || points === undefined) && i === game.current && preview.has(row.id)) {
           return el("td", { class: "preview", title: t("cell_preview", preview.get(row.id)), text: num(preview.get(row.id), 0) });
         }
-        return el("td", { class: points === 0 ? "crossed" : "", text: cellText(points) });
+        return auditCell(game, s.player, row.id, points);
       }));
   });
   table.replaceChildren(head, el("tbody", {}, rows));
@@ -739,6 +755,7 @@ function renderColumns(game, table) {
       if ((points === null || points === undefined) && i === game.current && preview.has(c.id) && !c.closed) {
         return el("td", { class: "preview", text: num(preview.get(c.id), 0) });
       }
+      if (points !== null && points !== undefined) return auditCell(game, s.player, c.id, points, c.closed ? "closed" : "");
       return el("td", { class: c.closed ? "closed" : "", text: cellText(points) });
     }),
     el("td", { class: "total", text: num(s.totals[s.totals.length - 1].points, 0) })));
