@@ -172,6 +172,10 @@ def start_tray(
     if recogniser.check_model() is not None:
         log.warning("every die will be flagged unsure: %s", recogniser.distrust)
     enrol_table(recogniser, path.with_name(ENROLMENT_FILE))
+    if tray is None:  # a real table's dice, learned from play (not a drawn tray's)
+        from device.learning import PlayLearner
+
+        session.learner = PlayLearner(recogniser.reader, path.with_name(ENROLMENT_FILE))
     watcher = TrayWatcher(
         session,
         runner,

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from device import memory
+from device.learning import Confirmed
 from device.merge import place_reading
 from device.storage import Store, StoreError
 from device.table_state import computer_kind, computer_names, game_state
@@ -165,6 +166,7 @@ class TableSession:
         self._stale = False  # the game in memory may be behind the records (they were away)
         self._storage_checked = 0.0
         self.watcher: Any = None  # device.tray.TrayWatcher when a camera feeds the table
+        self.learner: Any = None  # device.learning.PlayLearner: the dice written, learned
         self._working = False
         self._wake = threading.Event()
         self._closed = threading.Event()
@@ -433,7 +435,26 @@ class TableSession:
         return self._act(lambda g: g.announce(box))
 
     def score(self, box: str | None) -> dict[str, Any]:
-        return self._act(lambda g: g.score(box))
+        """Write the throw in ``box``; its dice, as written, are the table's to learn from."""
+        with self._lock:
+            written = self._written_dice()
+        state = self._act(lambda g: g.score(box))
+        if written is not None and self.learner is not None:
+            self.learner.confirmed(written)
+        return state
+
+    def _written_dice(self) -> Confirmed | None:
+        """The crops the camera cut of the dice on the table and their values now (those
+        the players corrected marked), or None when the camera did not read them."""
+        game = self.game
+        shown = game.throw_event() if game is not None else None
+        crops = next((c for e, c in reversed(self._crops) if e is shown), None)
+        if not crops or game is None or shown is None or game.dice is None:
+            return None
+        read = as_dice(shown["dice"])
+        values = {p: d.value for p, d in enumerate(game.dice)}
+        corrected = frozenset(p for p in crops if p < len(read) and read[p] != game.dice[p])
+        return Confirmed(crops, values, corrected)
 
     def undo(self) -> dict[str, Any]:
         """Take back the last correction when it is the last thing done; else the last
