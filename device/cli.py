@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -480,6 +481,7 @@ def _rendered_scenes(folder: Path) -> None:
 def cmd_train(args: argparse.Namespace) -> int:
     """Train the die-face CNN on synthetic crops and Rune55, or fine-tune it on corrected
     crops (needs the `train` extra: torch)."""
+    _typefaces(args)
     try:
         from models.train import TrainConfig, finetune_corrections, train_dieface
     except ImportError as exc:
@@ -637,6 +639,7 @@ def cmd_render(args: argparse.Namespace) -> int:
     """Draw synthetic tray photos with exact labels into a folder (resumable)."""
     from models.synth.dataset import DatasetError, write_dataset
 
+    _typefaces(args)
     if args.n < 1:
         raise UsageError("--n must be at least 1")
     if args.samples < 1:
@@ -810,6 +813,23 @@ def _add_option_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE", help="a rulebook option"
     )
+
+
+def _add_typefaces_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--typefaces",
+        action="store_true",
+        help="draw the synthetic d10's numerals in 29 real typefaces too "
+        "(models/synth/numerals.py), not only the four stroke styles",
+    )
+
+
+def _typefaces(args: argparse.Namespace) -> None:
+    """Ask the generator for the typefaces' numerals (its worker processes inherit it)."""
+    if getattr(args, "typefaces", False):
+        from models.synth.glyphs import TYPEFACES
+
+        os.environ[TYPEFACES] = "1"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1078,6 +1098,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--minutes", type=float, default=0.0, help="stop after this; the schedule ends there"
     )
     trn.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_typefaces_flag(trn)
     trn.set_defaults(func=cmd_train)
 
     evc = sub.add_parser(
@@ -1191,6 +1212,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rnd.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (blender)")
     rnd.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_typefaces_flag(rnd)
     rnd.set_defaults(func=cmd_render)
 
     rec = sub.add_parser(

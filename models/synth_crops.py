@@ -25,6 +25,7 @@ from tqdm import tqdm
 
 from models import photos, spec
 from models.synth import VERSION, Scene, random_scene
+from models.synth.glyphs import FONTS, font_count
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
 from vision.faces import crop_square
 from vision.perspective import top_face_box
@@ -155,6 +156,8 @@ def _chunk(make: Recipe, seed: int, first: int, last: int, size: int) -> CropSet
 def _folder(seed: int, size: int, cache_dir: Path, recipe: str) -> Path:
     """One folder per set: anything that changes the crops of a seed changes its name."""
     key = f"{VERSION}|{size}|{CROP_SCALE}|{BOX_SCALE}|{BOX_SHIFT}|{CHUNK}|{recipe}"
+    if font_count() != len(FONTS):  # the typefaces' numerals: crops of their own
+        key += f"|fonts{font_count()}"
     name = f"seed{seed}-{size}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
     return cache_dir / (name if recipe == DIE_FACE_RECIPE else f"{recipe}-{name}")
 

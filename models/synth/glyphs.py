@@ -9,6 +9,7 @@ a few sizes so that warping them small does not alias.
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 import cv2
@@ -73,10 +74,15 @@ def _strokes(d: str, w: float, h: float, serif: bool) -> list[Stroke]:
     raise ValueError(f"no numeral {d!r}")
 
 
+TYPEFACES = "YAMSCOPE_SYNTH_TYPEFACES"  # set to 1: sets of d10 drawn in the typefaces too
+
+
 def font_count() -> int:
-    """The numeral styles a set of d10 may be printed in: the stroke ones, then the
-    typefaces'."""
-    return len(FONTS) + len(numerals.tiles())
+    """The numeral styles a set of d10 may be printed in: the stroke ones, then, when the
+    environment asks (``TYPEFACES``: training on them; the eval sets and the simulated tray
+    keep the four stroke styles the shipped model learned), the typefaces'."""
+    wanted = os.environ.get(TYPEFACES, "") not in ("", "0")
+    return len(FONTS) + (len(numerals.tiles()) if wanted else 0)
 
 
 def _numeral(mark: str, font: int) -> np.ndarray:

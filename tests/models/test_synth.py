@@ -428,3 +428,20 @@ def test_the_wide_camera_engine_is_a_folder_of_its_own(tmp_path: Path) -> None:
         assert low - 0.1 <= tray["camera_height"] <= high + 0.1
     with pytest.raises(DatasetError, match="generator"):
         write_dataset(out, 2, seed=4, size=(320, 240), progress=False)
+
+
+def test_the_typefaces_numerals_are_drawn_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The eval sets and the simulated tray keep the four stroke styles the shipped model
+    learned; training asks for the 29 typefaces too (`--typefaces`)."""
+    from models.synth.glyphs import FONTS, TYPEFACES, font_count
+    from models.synth.numerals import tiles
+
+    monkeypatch.delenv(TYPEFACES, raising=False)
+    assert font_count() == len(FONTS)
+    monkeypatch.setenv(TYPEFACES, "1")
+    assert font_count() == len(FONTS) + len(tiles()) and len(tiles()) >= 20
+    stroke, typeface = tile("d10", "4", 0), tile("d10", "4", len(FONTS) + 1)
+    assert typeface.shape == stroke.shape and typeface.max() > 0.9
+    assert np.abs(typeface - stroke).mean() > 0.02  # another drawing of the same numeral
+    fonts = {random_tray(np.random.default_rng(s), (640, 480)).font for s in range(60)}
+    assert max(fonts) >= len(FONTS)
