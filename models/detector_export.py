@@ -23,7 +23,6 @@ from vision.detect import INPUT_SIZE, MEAN, MULTIPLE, NMS_IOU, PAD_VALUE, SCALE,
 
 MODELS = Path(__file__).resolve().parent
 ONNX_PATH = MODELS / "dicefind.onnx"
-CARD_PATH = MODELS / "dicefind.json"
 OUTPUTS = ["heatmap", "size", "offset"]
 VERSION = "1.4.0"
 CREDIT = "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0"

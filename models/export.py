@@ -38,7 +38,6 @@ from vision.model_check import write_check
 
 MODELS_DIR = Path(__file__).resolve().parent
 ONNX_PATH = MODELS_DIR / "dieface.onnx"
-CARD_PATH = MODELS_DIR / "dieface.json"
 RUNE55_CREDIT = (
     "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), "
     "CC BY 4.0, via github.com/N3VERS4YDIE/dice-recognition"

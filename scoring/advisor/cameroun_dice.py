@@ -58,13 +58,6 @@ class Dice:
     def roll_of(self, values: Sequence[int]) -> int:
         return self.roll_index[tuple(sorted(values))]
 
-    def keep_of(self, values: Sequence[int]) -> int:
-        return self.keep_index[tuple(sorted(values))]
-
-    def full_keep(self, roll: int) -> int:
-        """The keep of all five dice of a roll (throwing nothing again)."""
-        return self.keep_index[self.rolls[roll]]
-
 
 def positions(dice: Sequence[int], keep: Sequence[int]) -> list[int]:
     """Positions of ``keep``'s values among ``dice``: the first matching dice, in order.

@@ -82,9 +82,6 @@ class Widget:
         """Index (0..251) of the roll showing these five face values."""
         return self.keep_index[counts_of(values)] - self.roll_start
 
-    def keep_row(self, values: list[int] | tuple[int, ...]) -> int:
-        return self.keep_index[counts_of(values)]
-
     def keep_values(self, roll_values: np.ndarray) -> np.ndarray:
         """(252, N) value of each roll -> (462, N) expected value of each keep, re-rolled."""
         out = np.empty((len(self.keeps), *roll_values.shape[1:]), dtype=roll_values.dtype)
