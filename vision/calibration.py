@@ -36,16 +36,12 @@ DIE_SHARE = 1 / 9.5
 DARK = 0.25  # the felt's brightest channel averages under a quarter of full scale: too dark
 GLARE_SHARE = 0.005  # share of the tray's pixels clipped at white above this: glare
 UNEVEN = 0.35  # lightness (L*+16) of the brightest part of the felt over its darkest, - 1
-# The horizontal field of view of the frames, in degrees, when the calibration is not told:
-# a Raspberry Pi Camera Module 3's in the default 4:3 stream (1280x960). It sees 66° x 41°
-# over its 16:9 sensor, and a 4:3 frame is cut from the sensor's middle: about 52° across.
-# (A Camera Module 2's 4:3 sensor sees 62.2°; an HQ camera, its lens's.) The cocked-die
-# model and the face reading need it: how slanted the camera sees a die depends on it.
+# The frames' horizontal field of view (degrees) when the calibration is not told: a Pi Camera
+# Module 3's 4:3 stream; the cocked-die model and the face reading need it (docs/camera.md).
 DEFAULT_FIELD_OF_VIEW = 52.0
 FIELD_OF_VIEW_RANGE = (10.0, 150.0)  # degrees: beyond these no pinhole model of a lens holds
-# The widest camera the models learned from (models/synth/layout.py WIDE_CAMERA: 0.65 frame
-# widths above the felt). A wider lens (a Camera Module 3 Wide: about 86° in a 4:3 stream)
-# sees the dice near the wall more steeply than any training tray did: the page says so.
+# The widest camera the models learned from (models/synth/layout.py WIDE_CAMERA): past it the
+# page says that dice near the wall may be read less well.
 WIDEST_TRAINED = 75.0
 
 

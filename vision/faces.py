@@ -27,15 +27,8 @@ DEFAULT_MODEL = MODELS / "dieface.onnx"
 # otherwise with a numeric ``input.crop_scale``.
 CROP_SCALE = 1.20
 ATTRIBUTES = ("kind", "value", "colour", "finish", "cocked")
-# A die whose value the model gives less than this is read four ways (see read_crops):
-# model 2.1 on Rune55's test crops 92.5 % → 93.8 % right (27 % of them read again), on
-# synthetic held-out crops 99.11 % → 99.29 % (8 % read again). Model 2.3.1 on Rune55's valid
-# crops: 92.4 % read once, 93.2 % with a quarter turn more, 93.4 % with a half turn, 94.2 %
-# with all three (on the bench frame two of ten dice are read again: 12.6 ms on this machine;
-# one turn instead of three would save some of that and lose 0.8-1.0 point on valid). Below
-# 0.8 instead of 0.9: the same values everywhere and 3-6 ms less a synthetic tray, but
-# Rune55 valid's silent errors go from 200 to 208 (a die read once keeps a confidence the
-# four readings would have lowered below the unsure threshold), so 0.9 stays.
+# A die whose value the model reads less surely than this is read three more ways (turned):
+# more right values for a few ms; the measurements: docs/lab-notes.md#second_look_below
 SECOND_LOOK_BELOW = 0.9
 
 
