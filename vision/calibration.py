@@ -9,7 +9,6 @@ the measured numbers) before a bad reading does.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 from vision.empty_tray import EmptyTray
 from vision.errors import BadCalibrationError
 from vision.felt import FeltModel, to_lab
+from vision.files import read_json, write_json
 
 FORMAT = "yamscope-calibration"
 VERSION = 2  # 2: the empty tray's picture; version 1 files are read without it
@@ -248,25 +248,18 @@ def field_of_view_of(focal: float) -> float:
 
 
 def save(calibration: Calibration, path: str | Path) -> None:
-    """Write the calibration as JSON (the folder is made if needed), through a temporary
-    file renamed over the old one: a power cut while writing leaves the old calibration, not
-    half a file the appliance would refuse at its next start."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    """Write the calibration as JSON, whole or not at all (``vision.files.write_json``): a
+    power cut while writing leaves the old calibration, not half a file the appliance would
+    refuse at its next start."""
+    write_json(Path(path), calibration.to_json(), indent=1)
 
 
 def load(path: str | Path) -> Calibration:
     """Read a calibration file; any problem raises BadCalibrationError naming the file."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadCalibrationError(f"{path}: no such calibration file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadCalibrationError(f"{path}: unreadable calibration ({exc})") from None
+    data = read_json(
+        path, BadCalibrationError, "no such calibration file", "unreadable calibration"
+    )
     return Calibration.from_json(data, str(path))
 
 

@@ -18,7 +18,6 @@ straight down at the tray (the appliance's set-up).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ import numpy as np
 
 from vision.errors import BadModelError
 from vision.faces import MODELS, onnx_session, softmax
+from vision.files import load_card
 from vision.perspective import slant
 from vision.reading import Box
 
@@ -76,8 +76,8 @@ class CockedCard:
     @classmethod
     def load(cls, path: Path) -> CockedCard:
         """The card at ``path``; BadModelError when missing, not JSON or incomplete."""
+        data: Any = load_card(path)
         try:
-            data: Any = json.loads(path.read_text(encoding="utf-8"))
             spec = data["input"]
             _, channels, height, width = spec["shape"]
             norm = spec["normalisation"]
@@ -89,10 +89,6 @@ class CockedCard:
                 crop_scale=float(spec.get("crop_scale", CROP_SCALE)),
                 cut=int(spec.get("cut_size", height)),
             )
-        except FileNotFoundError:
-            raise BadModelError(f"{path}: model card missing") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise BadModelError(f"{path}: model card unreadable ({exc})") from None
         except (KeyError, TypeError, ValueError) as exc:
             raise BadModelError(f"{path}: not a usable model card ({exc!r})") from None
         if int(channels) != 3 or card.size != int(width) or card.size < 8 or card.std <= 0:

@@ -8,7 +8,6 @@ change. Attributes the model has no head for are left to the classical estimates
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ import onnxruntime as ort
 
 from vision.enrolment import BadEnrolmentError, Enrolment
 from vision.errors import BadModelError
+from vision.files import load_card as read_card
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS / "dieface.onnx"
@@ -97,14 +97,8 @@ class Card:
 
 
 def load_card(path: Path) -> Card:
-    """The card beside a model file; BadModelError when missing or not JSON."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadModelError(f"{path}: model card missing") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadModelError(f"{path}: model card unreadable ({exc})") from None
-    return Card.parse(data, str(path))
+    """The card beside a model file; BadModelError when missing, not JSON or unusable."""
+    return Card.parse(read_card(path), str(path))
 
 
 def crop_square(frame: np.ndarray, box: Sequence[float], size: int, scale: float) -> np.ndarray:
