@@ -413,7 +413,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def _rendered_scenes(folder: Path) -> None:
     """UsageError unless ``folder`` holds rendered scenes with full labels."""
-    from models.datasets import DatasetError, open_dataset
+    from models.common.datasets import DatasetError, open_dataset
 
     try:
         dataset = open_dataset(folder)
@@ -427,7 +427,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     """Train the die-face CNN on synthetic crops and Rune55, or fine-tune it on corrected
     crops (needs the `train` extra: torch)."""
     try:
-        from models.train import TrainConfig, finetune_corrections, train_dieface
+        from models.dieface.train import TrainConfig, finetune_corrections, train_dieface
     except ImportError as exc:
         raise UsageError(f"training needs torch: pip install -e '.[train]' ({exc})") from None
     cfg = TrainConfig(epochs=args.epochs, seed=args.seed, threads=args.threads)
@@ -447,7 +447,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--colour-repeats is a count, 0 or more; not {args.colour_repeats}")
     cfg.colour_repeats = args.colour_repeats
     if args.teacher:
-        from models.distil import from_onnx
+        from models.dieface.distil import from_onnx
 
         try:
             from_onnx(Path(args.teacher))
@@ -493,7 +493,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_evaluate_crops(args: argparse.Namespace) -> int:
     """Score the shipped ONNX model on Rune55 crops (value) or held-out synthetic crops (every
     head): accuracy, confusion, latency."""
-    from models.evaluate import evaluate_crops
+    from models.dieface.evaluate import evaluate_crops
 
     return evaluate_crops(
         split=args.split,
@@ -508,8 +508,8 @@ def cmd_evaluate_crops(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """Score recognise on a folder of labelled photos (YOLO or synthetic)."""
-    from models.datasets import DatasetError
-    from models.evaluate_scenes import evaluate_dataset
+    from models.common.datasets import DatasetError
+    from models.common.evaluate_scenes import evaluate_dataset
     from vision.calibration import load as load_calibration
     from vision.errors import VisionError
 
@@ -554,7 +554,7 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     """Learn the table's own dice from a folder of labelled photos of them."""
     from device.enrol import enrol_crops, labelled_crops, report_lines, right_share
     from device.paths import data_dir
-    from models.datasets import DatasetError, open_dataset
+    from models.common.datasets import DatasetError, open_dataset
     from vision.calibration import load as load_calibration
     from vision.enrolment import save
     from vision.errors import VisionError
@@ -930,7 +930,7 @@ def build_parser() -> argparse.ArgumentParser:
     trn.add_argument(
         "--from-corrections",
         metavar="DIR",
-        help="fine-tune on DIR/labels.jsonl and its PNG crops (see models/corrections.py)",
+        help="fine-tune on DIR/labels.jsonl and its PNG crops (see models/dieface/corrections.py)",
     )
     trn.add_argument(
         "--weights",

@@ -136,7 +136,7 @@ def onnx_session(model: Path, threads: int) -> ort.InferenceSession:
         raise BadModelError(f"{model}: not a loadable ONNX model ({exc})") from None
 
 
-FEATURES = "features"  # the output of the pooled features the heads read (models/export.py)
+FEATURES = "features"  # the output of the pooled features the heads read (models/dieface/export.py)
 
 
 class FaceReader:

@@ -50,7 +50,7 @@ class CheckResult:
             f"({self.disagreements} with another answer, probabilities off by up to "
             f"{self.largest_difference:.2f}): do not trust its readings here. An int8 model "
             "with 8-bit weights does this on an x86 CPU without VNNI; python -m "
-            "models.export --onnx MODEL exports it again"
+            "models.dieface.export --onnx MODEL exports it again"
         )
 
 
@@ -78,7 +78,8 @@ def check_reader(reader: FaceReader, path: Path | None = None) -> CheckResult:
             recorded = {name: stored[name] for name in stored.files}
     except FileNotFoundError:
         raise BadModelError(
-            f"{path}: the model's check crops are missing (python -m models.export writes them)"
+            f"{path}: the model's check crops are missing "
+            "(python -m models.dieface.export writes them)"
         ) from None
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
         raise BadModelError(f"{path}: check crops unreadable ({exc})") from None

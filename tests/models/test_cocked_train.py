@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 import torch
 
-from models import cocked_train, synth_crops
-from models.cocked_net import CockedNet, augment
-from models.cocked_train import (
+from models.cocked import train as cocked_train
+from models.cocked.net import CockedNet, augment
+from models.cocked.train import (
     Config,
     best_threshold,
     export,
@@ -26,9 +26,10 @@ from models.cocked_train import (
     with_cocked_share,
     with_rendered,
 )
-from models.datasets import DatasetError, open_dataset
-from models.net import DieFaceNet
-from models.scene_crops import VALID_EVERY
+from models.common.datasets import DatasetError, open_dataset
+from models.dieface import synth_crops
+from models.dieface.net import DieFaceNet
+from models.dieface.scene_crops import VALID_EVERY
 from models.synth.dataset import write_dataset
 from vision.calibration import focal_widths
 from vision.cocked import DEFAULT_COCKED_MODEL, CockedReader
