@@ -49,6 +49,8 @@ def _json() -> Any:
 
 
 def build_api(max_players: int) -> Blueprint:
+    """The ``/api/`` blueprint: one nested function per route (long: the routes, each a few
+    lines, read best together)."""
     api = Blueprint("api", __name__, url_prefix="/api")
 
     @api.get("/state")

@@ -321,7 +321,10 @@ def fit(
 ) -> dict[str, Any]:
     """Train, checkpoint each epoch into ``out`` (a stopped run resumes after its last
     finished epoch), keep the epoch of lowest valid cost in ``best.pt``; returns the summary
-    also written to ``summary.json``."""
+    also written to ``summary.json``.
+
+    Long: the training loop, its checkpoints and its picking of the epoch in one piece, as
+    ``models/dieface/train.py`` has it."""
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -447,7 +450,9 @@ def max_difference(
 
 
 def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
-    """The card as a dict, its measured metrics left for ``export`` to add."""
+    """The card as a dict, its measured metrics left for ``export`` to add.
+
+    Long: the card written out as data."""
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     cfg = summary["config"]
     size = cfg.get("input_size", spec.INPUT_SIZE)
@@ -620,7 +625,9 @@ def export(
 
 def main(argv: list[str] | None = None) -> int:
     """Train the cocked-die model (resuming a stopped run in --out), or --export its best
-    epoch with a card."""
+    epoch with a card.
+
+    Long: the trainer's options, then the run they ask for."""
     from vision.recognise import COCKED_FROM
 
     parser = argparse.ArgumentParser(description=main.__doc__)

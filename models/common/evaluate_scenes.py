@@ -471,7 +471,9 @@ def evaluate(
     each photo and its labels are first scaled to this (width, height), as a camera of
     another resolution would see them. ``enrolment``: the table's own value head to read
     with (vision/enrolment.py; BadEnrolmentError when it cannot be). OpenCV runs on one
-    thread meanwhile, as the model does."""
+    thread meanwhile, as the model does.
+
+    Long: one loop over the photos, tallying every measure the report prints."""
     from tqdm import tqdm
 
     if field_of_view is not None:

@@ -438,6 +438,8 @@ def score_maps(maps: list[tuple], data: Set, threshold: float) -> dict[str, floa
 
 
 def train(args: argparse.Namespace) -> None:
+    """Train the detector into ``out`` (resuming there); long: the training loop, its
+    checkpoints and its validation in one piece."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     device = torch.device(args.device)

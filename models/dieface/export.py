@@ -327,7 +327,9 @@ def card(
     training: dict[str, Any],
     leakage: dict[str, Any],
 ) -> dict[str, Any]:
-    """The model card as a dict (written next to the .onnx as JSON)."""
+    """The model card as a dict (written next to the .onnx as JSON).
+
+    Long: the card written out as data."""
     int8 = metrics.get("int8", {}).get("shipped", False)
     return {
         "name": "dieface",
@@ -500,7 +502,9 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m models.dieface.export --weights RUN/best.pt``: write the .onnx, check it against
     torch, try int8, write the card with metrics measured on the shipped file, and the check
     crops with which the appliance makes sure it computes the same (vision/model_check.py).
-    ``--onnx FILE`` does the same from an exported model (float, or int8 multiplied back out)."""
+    ``--onnx FILE`` does the same from an exported model (float, or int8 multiplied back out).
+
+    Long: the exporter's options, then export, check and card in order."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--weights", type=Path, help="best.pt from yamscope train")

@@ -321,6 +321,7 @@ def fit(
     ``device`` is where the crops, the augmentation and the net live ("cuda" on a GPU);
     ``minutes`` > 0 ends the run when that time is spent, the schedule decaying to it.
     Returns the summary also written to ``summary.json``.
+    Long: the training loop, its checkpoints and its picking of the epoch in one piece.
     """
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)

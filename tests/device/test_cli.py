@@ -300,3 +300,14 @@ def test_help_goes_to_stdout(score: Run):
     assert done.returncode == 0
     assert "--sixth" in done.stdout and "--option" in done.stdout
     assert done.stderr == ""
+
+
+def test_help_lists_players_and_owners_commands_first_then_the_lab(run: Run):
+    done = run("--help")
+    assert done.returncode == 0, done.stderr
+    players, lab = done.stdout.split("lab commands")
+    assert "commands for players and owners" in players
+    for name in ("score", "advise", "serve", "calibrate", "recognise", "evaluate", "bench"):
+        assert f"\n  {name} " in players, name
+    for name in ("train", "train-cocked", "train-detector", "evaluate-crops", "render"):
+        assert f"\n  {name} " in lab, name

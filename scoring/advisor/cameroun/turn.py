@@ -135,6 +135,8 @@ def solve_turn(
     column (closed columns are ignored). ``ann_util``/``ann_points``/``success``: (252, B)
     the same for the result of an announced third throw, and whether it succeeded.
     ``figures``: (B,) the columns a failed announcement crosses.
+    Long: one backward induction over the turn's three throws, each step's arrays named as the
+    solution keeps them.
     """
     d = dice()
     nb = write_util.shape[1]

@@ -125,7 +125,9 @@ def _entries(rulebook: Rulebook, table: Table, dice: tuple[Die, ...]) -> list[En
 
 
 def build_tables(rulebook: Rulebook) -> ScoreTables:
-    """Ask the engine what every roll scores; see the module docstring for the probes."""
+    """Ask the engine what every roll scores; see the module docstring for the probes.
+
+    Long: one pass over the rulebook's boxes, each kind of box tabled beside the others."""
     check_supported(rulebook)
     box_ids, upper = _layout(rulebook)
     nbox, col = len(box_ids), {b: i for i, b in enumerate(box_ids)}
