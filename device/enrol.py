@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from models.common.datasets import Dataset
-from models.common.evaluate_scenes import match
+from models.common.matching import match
 from vision.calibration import Calibration
 from vision.enrolment import TURNS, Enrolment, digest, enrol, turned
 from vision.faces import FaceReader

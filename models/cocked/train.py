@@ -16,162 +16,27 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import shutil
 import sys
-import tempfile
 import time
-import warnings
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import date
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 import torch
 from torch.nn import functional as F
 from tqdm import tqdm
 
+from models.cocked.crops import TRAIN_SEED, VALID_SEED, load_crops, with_rendered
 from models.cocked.net import CockedNet, augment
-from models.common.datasets import DatasetError, open_dataset
+from models.common.datasets import DatasetError
 from models.dieface import distil, spec
-from models.dieface.net import DieFaceNet, count_parameters
-from models.dieface.scene_crops import VALID_EVERY, describe_folders
-from models.dieface.synth_crops import CropSet, concat, jitter_box, load_synthetic
-from models.dieface.train import Budget, _save, cpu_weights, latest_checkpoint, share_repeats
-from models.synth import random_scene
-from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
-from vision.calibration import focal_widths
-from vision.cocked import CROP_SCALE, CockedReader, upright_crop
-from vision.perspective import slant
+from models.dieface.net import DieFaceNet
+from models.dieface.synth_crops import CropSet
+from models.dieface.train import Budget, _save, cpu_weights, latest_checkpoint
 
-TRAIN_SEED, VALID_SEED = 31000, 31001  # apart from the die-face sets and evaluation trays
-RECIPE = "cocked3"  # names the crops' cache folder: change it when scene_crops changes
-COCKED_SHARE = 0.2  # of dice drawn cocked (a real throw has fewer; the model needs examples)
-CUTS = 2  # crops per die, each from its own jittered box
 VERSION = "2.1.0"
 MISSED_WEIGHT = 2  # a missed cocked die counts as two needless flags
-RENDERED_CUTS = 4  # crops per die of a rendered scene (few scenes: each cut more often)
-RENDERED_SEED = 31002  # the jitter of rendered dice's boxes
-
-
-def scene_crops(seed: int, index: int, size: int, wide_share: float = 0.5) -> CropSet:
-    """Upright crops of every die of scene ``index`` of set ``seed``; labels ``cocked``
-    (0/1) and ``slant`` (float, vision/perspective.py). Three scenes in four at 1280x960; one in
-    five is five d6 (classic Yams), the rest d10, most of them the ten of Yams impossible;
-    ``wide_share`` of them seen by a camera as wide as a Pi camera module's, the others by
-    a narrow one."""
-    setup = np.random.default_rng([seed, index, 1])
-    size_px = (1280, 960) if setup.random() < 0.75 else (640, 480)
-    pick = setup.random()
-    options: dict[str, Any] = (
-        {"n": 5, "kinds": ("d6",)} if pick < 0.2 else {"impossible": pick < 0.75}
-    )
-    camera = WIDE_CAMERA if setup.random() < wide_share else NARROW_CAMERA
-    scene = random_scene(
-        np.random.default_rng([seed, index]),
-        size=size_px,
-        cocked=COCKED_SHARE,
-        camera=camera,
-        **options,
-    )
-    focal = scene.tray.camera_height / size_px[0]
-    images, cocked, slants = [], [], []
-    for die in scene.dice:
-        for _ in range(CUTS):
-            box = jitter_box(setup, die.box)
-            images.append(upright_crop(scene.image, box, size, CROP_SCALE))
-            cocked.append(int(die.spec.cocked))
-            slants.append(slant(scene.image.shape, box, focal))
-    return CropSet(
-        np.asarray(images, np.uint8).reshape(-1, size, size, 3),
-        {"cocked": np.asarray(cocked, np.int64), "slant": np.asarray(slants, np.float32)},
-    )
-
-
-def load_crops(
-    seed: int, scenes: int, workers: int = 2, progress: bool = True, wide_share: float = 0.5
-) -> CropSet:
-    """The crops of scenes 0..``scenes``-1 of set ``seed`` (cached)."""
-    return load_synthetic(
-        seed,
-        scenes,
-        spec.INPUT_SIZE,
-        workers=workers,
-        progress=progress,
-        make=partial(scene_crops, wide_share=wide_share),
-        recipe=f"{RECIPE}-wide{wide_share:g}",
-    )
-
-
-def rendered_crops(
-    folder: Path, copies: int = RENDERED_CUTS, progress: bool = True
-) -> tuple[CropSet, CropSet]:
-    """(train, valid) upright crops of every die of a rendered scene folder (``yamscope
-    render``), ``copies`` jittered cuts each, labelled ``cocked`` and ``slant``; one scene in
-    ten is kept for valid, as the die-face trainer keeps it (models/dieface/scene_crops.py). Raises
-    DatasetError for a folder that is not one, or whose labels do not say the camera's field
-    of view (the slant needs it)."""
-    dataset = open_dataset(folder)
-    if dataset.format != "synthetic":
-        raise DatasetError(f"{folder}: not a rendered scene folder (no dataset.json)")
-    size = spec.INPUT_SIZE
-    parts: dict[bool, list[CropSet]] = {False: [], True: []}
-    for index in tqdm(range(len(dataset)), desc=folder.name, unit="scene", disable=not progress):
-        photo = dataset.load(index)
-        field_of_view = photo.camera_field_of_view()
-        if field_of_view is None:
-            raise DatasetError(
-                f"{photo.path}: no field_of_view in the labels (render the folder again)"
-            )
-        focal = focal_widths(field_of_view)
-        rng = np.random.default_rng([RENDERED_SEED, index])
-        boxes = [(die, jitter_box(rng, die.box)) for die in photo.dice for _ in range(copies)]
-        crops = CropSet(
-            np.asarray(
-                [upright_crop(photo.image, box, size, CROP_SCALE) for _, box in boxes], np.uint8
-            ).reshape(-1, size, size, 3),
-            {
-                "cocked": np.asarray([int(die.cocked) for die, _ in boxes], np.int64),
-                "slant": np.asarray(
-                    [slant(photo.image.shape, box, focal) for _, box in boxes], np.float32
-                ),
-            },
-        )
-        parts[index % VALID_EVERY == VALID_EVERY - 1].append(crops)
-    return concat(parts[False]), concat(parts[True])
-
-
-def with_cocked_share(crops: CropSet, share: float = COCKED_SHARE) -> CropSet:
-    """``crops`` with their cocked ones repeated to make about ``share`` of them, as in the
-    synthetic trays: a rendered throw has few cocked dice (a die in twenty), and a model that
-    sees so few learns that a photoreal die is flat."""
-    cocked = np.flatnonzero(crops.labels["cocked"] == 1)
-    flat = len(crops) - len(cocked)
-    if not len(cocked) or len(cocked) >= share * len(crops):
-        return crops
-    repeats = round(share * flat / ((1 - share) * len(cocked)))
-    return concat([crops, *[crops.subset(cocked)] * (repeats - 1)])
-
-
-def with_rendered(
-    train: CropSet, valid: CropSet, folders: Sequence[Path], progress: bool = True
-) -> tuple[CropSet, CropSet]:
-    """``train`` with the rendered folders' train crops (their cocked ones repeated to make
-    ``COCKED_SHARE`` of them) repeated to make about a quarter of it (rendered dice are few
-    and dear, as for the die-face model), and ``valid`` with their valid crops; no folders:
-    both as they are."""
-    if not folders:
-        return train, valid
-    parts = [rendered_crops(Path(f), progress=progress) for f in folders]
-    extra, extra_valid = concat([t for t, _ in parts]), concat([v for _, v in parts])
-    if not len(extra):
-        raise DatasetError(f"no dice in the scenes of {', '.join(map(str, folders))}")
-    extra = with_cocked_share(extra)
-    repeats = share_repeats(train, extra)
-    return concat([train, *[extra] * repeats]), concat([valid, extra_valid])
 
 
 def to_input(images: np.ndarray, size: int = spec.INPUT_SIZE) -> torch.Tensor:
@@ -415,219 +280,12 @@ def fit(
     return summary
 
 
-def export_onnx(model: CockedNet, path: Path, size: int = spec.INPUT_SIZE) -> None:
-    """Write the model as ONNX: inputs ``crops`` (side ``size``) and ``slant``, output
-    ``cocked``, a free batch size."""
-    model.eval()
-    dummy = (torch.zeros(1, 3, size, size), torch.zeros(1, 1))
-    names = list(CockedReader.INPUTS)
-    with warnings.catch_warnings():  # the legacy exporter warns on every call; it is chosen
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(
-            model,
-            dummy,
-            str(path),
-            dynamo=False,
-            opset_version=spec.OPSET,
-            input_names=names,
-            output_names=[CockedReader.OUTPUT],
-            dynamic_axes={n: {0: "batch"} for n in [*names, CockedReader.OUTPUT]},
-        )
-
-
-def max_difference(
-    model: CockedNet, path: Path, crops: CropSet, size: int = spec.INPUT_SIZE
-) -> float:
-    """Largest absolute difference of torch's and onnxruntime's logits on ``crops``."""
-    model.eval()
-    x = standardise(to_input(crops.images, size))
-    slants = torch.as_tensor(crops.labels["slant"]).reshape(-1, 1)
-    with torch.no_grad():
-        expected = model(x, slants).numpy()
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    (got,) = session.run(None, {"crops": x.numpy(), "slant": slants.numpy()})
-    return float(np.abs(expected - got).max())
-
-
-def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
-    """The card as a dict, its measured metrics left for ``export`` to add.
-
-    Long: the card written out as data."""
-    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
-    cfg = summary["config"]
-    size = cfg.get("input_size", spec.INPUT_SIZE)
-    return {
-        "name": "cocked",
-        "version": VERSION,
-        "task": "whether a die seen from overhead is cocked (leaning, its top face tilted)",
-        "file": path.name,
-        "size_bytes": path.stat().st_size,
-        "parameters": count_parameters(model),
-        "weights": "float32",
-        "input": {
-            "name": "crops",
-            "shape": ["batch", 3, size, size],
-            "dtype": "float32",
-            "colour": "BGR channel order",
-            "crop": (
-                "square centred on the die's box, side = longer box side x 1.20, turned so "
-                "that the frame's centre lies straight below the die, edge pixels repeated "
-                f"past the frame, bilinear, {spec.INPUT_SIZE} px; see vision/cocked.py "
-                f"upright_crop; then averaged down to {size} px (cv2.INTER_AREA)"
-            ),
-            "crop_scale": CROP_SCALE,
-            "cut_size": spec.INPUT_SIZE,
-            "normalisation": {
-                "formula": "(pixel / 255 - mean) / std",
-                "mean": spec.MEAN,
-                "std": spec.STD,
-            },
-        },
-        "inputs": {
-            "slant": "(batch, 1) float32: the tangent of the angle between the optical axis "
-            "and the line of sight to the box's centre: its distance from the frame's centre "
-            "over the focal length, both in frame widths (vision/perspective.py slant; the focal "
-            "length comes from the calibration's field of view)"
-        },
-        "output": {"name": CockedReader.OUTPUT, "classes": ["no", "yes"], "kind": "logits"},
-        "training": {
-            "rendered": describe_folders(cfg.get("rendered", [])),
-            "data": (
-                f"synthetic trays of models.synth, seed {TRAIN_SEED} scenes 0..{cfg['scenes'] - 1}"
-                f" ({CUTS} jittered cuts per die, "
-                f"{COCKED_SHARE:.0%} of dice cocked, {cfg['wide_share']:.0%} of scenes "
-                f"seen by a camera {WIDE_CAMERA[0]}-{WIDE_CAMERA[1]} frame widths above the "
-                f"felt (75-42° across, as a Pi camera module), the others "
-                f"{NARROW_CAMERA[0]}-{NARROW_CAMERA[1]} (42-22°))"
-                + (
-                    f"; and the dice of the rendered folders below, {RENDERED_CUTS} jittered "
-                    f"cuts each, the cocked ones repeated to make {COCKED_SHARE:.0%} of them, "
-                    "all repeated to make about a quarter of each epoch (one scene in ten kept "
-                    "for valid)"
-                    if cfg.get("rendered")
-                    else ""
-                )
-                + f"; {summary['train_crops']} crops an epoch"
-            ),
-            "trunk_from": summary["trunk"]
-            or (
-                "the fine-tuned model's"
-                if summary.get("weights") or summary.get("exported")
-                else "random weights"
-            ),
-            "fine_tuned_from": summary.get("weights") or summary.get("exported"),
-            "widths": list(cfg.get("widths", DieFaceNet.WIDTHS)),
-            "taught_by": cfg.get("teacher") or None,
-            "best_epoch": summary["best"]["epoch"],
-            "epochs_run": len(summary["history"]),
-            "train_seconds": round(summary["train_seconds"]),
-            "machine": "2 shared CPU cores, torch CPU, 2 threads",
-            "augmentation": (
-                "mirror about the upright axis, turn ±8°, scale ±10 %, shift ±5 %, "
-                "brightness ±15 %, channel tint ±10 %, grey 15 %, contrast x0.8-1.25, "
-                "noise up to 0.03"
-            ),
-            "loss": f"cross-entropy, cocked weighted {MISSED_WEIGHT}:1, label smoothing "
-            f"{cfg['label_smoothing']}",
-        },
-        "metrics": {
-            "valid_crops": {"set": f"seed {VALID_SEED}, scenes 0..{cfg['valid_scenes'] - 1}"},
-            "reproduce": {
-                "train": f"python -m models.cocked.train --out {run} "
-                + (
-                    f"--from-onnx {summary['exported']} "
-                    if summary.get("exported")
-                    else f"--weights {summary['weights']} "
-                    if summary.get("weights")
-                    else f"--trunk {summary['trunk']} "
-                )
-                + (f"--input-size {size} " if size != spec.INPUT_SIZE else "")
-                + (f"--teacher {cfg['teacher']} " if cfg.get("teacher") else "")
-                + (
-                    "--widths " + " ".join(map(str, cfg["widths"])) + " "
-                    if tuple(cfg.get("widths", DieFaceNet.WIDTHS)) != DieFaceNet.WIDTHS
-                    else ""
-                )
-                + f"--scenes {cfg['scenes']} --valid-scenes {cfg['valid_scenes']} "
-                + f"--wide-share {cfg['wide_share']:g} "
-                + "".join(f"--rendered {f} " for f in cfg.get("rendered", []))
-                + f"--epochs {cfg['epochs']} --lr {cfg['lr']} --minutes {summary['minutes']}",
-                "export": f"python -m models.cocked.train --out {run} --valid-scenes "
-                f"{cfg['valid_scenes']} --export models/cocked.onnx --evaluate DIR ...",
-                "pipeline": "yamscope evaluate DIR (the sets are made as docs/cocked-dice.md says)",
-            },
-        },
-        "date": date.today().isoformat(),
-    }
-
-
-def pipeline_metrics(folder: Path, model: Path, progress: bool = True) -> dict[str, Any]:
-    """What ``yamscope evaluate`` says of a labelled synthetic folder with ``model`` as the
-    cocked-die model: trays read entirely right, cocked dice flagged, flat dice flagged."""
-    from models.common.datasets import open_dataset
-    from models.common.evaluate_scenes import evaluate
-
-    tally, _ = evaluate(open_dataset(folder), progress=progress, cocked=model)
-    summary = tally.summary()
-    flags, cocked = summary["flags"], summary["cocked"]
-    return {
-        "photos": summary["photos"],
-        "entirely_right": summary["entirely_right"],
-        "cocked_labelled": cocked["labelled"],
-        "cocked_found": cocked["found"],
-        "cocked_flagged": cocked["flagged_cocked"],
-        "needless_cocked_flags": flags["by_flag"].get("cocked", 0) - cocked["flagged_cocked"],
-        "silent_errors": flags["silent_errors"],
-        "command": f"yamscope evaluate {folder}",
-    }
-
-
-def export(
-    run: Path,
-    target: Path,
-    valid: CropSet,
-    threshold: float,
-    evaluate_on: list[Path] | None = None,
-    progress: bool = True,
-) -> dict[str, Any]:
-    """Write ``run``'s best epoch as ONNX at ``target`` with its card; the card's metrics
-    are measured on the written file through the runtime's reader, and through the whole
-    pipeline on each folder of ``evaluate_on``."""
-    model = load_net(run / "best.pt")
-    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
-    size = summary["config"].get("input_size", spec.INPUT_SIZE)
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "cocked.onnx"
-        export_onnx(model, path, size)
-        sample = valid.subset(np.arange(min(256, len(valid))))
-        difference = max_difference(model, path, sample, size)
-        if difference > 1e-3:
-            raise SystemExit(f"torch and onnxruntime disagree by {difference}")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
-    info = card(target, model, run)
-    target.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    reader = CockedReader(target)
-    probability = reader.probabilities_of(valid.images, valid.labels["slant"])
-    info["metrics"]["valid_crops"] |= mistakes(probability, valid.labels["cocked"], threshold)
-    info["metrics"]["pipeline"] = {
-        folder.name: pipeline_metrics(folder, target, progress) for folder in evaluate_on or []
-    }
-    info["export"] = {
-        "opset": spec.OPSET,
-        "torch": torch.__version__,
-        "onnxruntime": ort.__version__,
-        "max_abs_logit_difference_torch_vs_onnxruntime": difference,
-    }
-    target.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    return info
-
-
 def main(argv: list[str] | None = None) -> int:
     """Train the cocked-die model (resuming a stopped run in --out), or --export its best
     epoch with a card.
 
     Long: the trainer's options, then the run they ask for."""
+    from models.cocked.export import export
     from vision.recognise import COCKED_FROM
 
     parser = argparse.ArgumentParser(description=main.__doc__)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,9 @@ import cv2
 import numpy as np
 
 from models.common.datasets import Dataset, LabelledPhoto, TrueDie, open_dataset
-from models.dieface.evaluate import confusion, draw_confusion
+from models.common.matching import IOU, iou, long_side, match, match_iou, same_die
+from models.common.report import draw_confusions, report_lines
+from models.dieface.evaluate import confusion
 from vision.calibration import (
     DEFAULT_FIELD_OF_VIEW,
     Calibration,
@@ -59,7 +61,6 @@ from vision.model_check import check_words
 from vision.reading import ReadDie, Reading
 from vision.recognise import Recogniser
 
-IOU = 0.5
 LARGE_PX = 30  # "dice of 30 px and more": the labelled box's longer side
 SILENT_CAUSES = ("found twice", "no die", "value", "kind/colour/finish", "cocked die")
 OUT_ROOT = Path(__file__).resolve().parents[2] / "data" / "evaluate"
@@ -69,8 +70,6 @@ CLASSES: dict[str, tuple[Any, ...]] = {
     "finish": ("frosted", "transparent"),
 }
 ATTRIBUTES = ("kind", "value", "colour", "finish")
-
-Box = Sequence[float]
 
 
 @dataclass
@@ -89,72 +88,6 @@ class LookTally:
             "flagged": self.flagged,
             "silent_errors": self.silent_errors,
         }
-
-
-def iou(a: Box, b: Box) -> float:
-    """Intersection over union of two (x0, y0, x1, y1) boxes."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    inter = w * h
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
-def centre(box: Box) -> tuple[float, float]:
-    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-
-
-def holds(box: Box, point: tuple[float, float]) -> bool:
-    return box[0] <= point[0] <= box[2] and box[1] <= point[1] <= box[3]
-
-
-def same_die(labelled: Box, read: Box) -> bool:
-    """The centre rule: the read box's centre in the labelled box, or the labelled centre in
-    the read box."""
-    return holds(labelled, centre(read)) or holds(read, centre(labelled))
-
-
-def match(truth: Sequence[Box], read: Sequence[Box]) -> list[tuple[int, int]]:
-    """(truth index, read index) pairs by the centre rule (:func:`same_die`), the nearest
-    centres first, each box used once."""
-    pairs = sorted(
-        (float(np.hypot(*np.subtract(centre(t), centre(r)))), i, j)
-        for i, t in enumerate(truth)
-        for j, r in enumerate(read)
-        if same_die(t, r)
-    )
-    return _one_to_one((i, j) for _, i, j in pairs)
-
-
-def match_iou(
-    truth: Sequence[Box], read: Sequence[Box], threshold: float = IOU
-) -> list[tuple[int, int]]:
-    """(truth index, read index) pairs: the best-overlapping pair first, each box used once,
-    no pair below ``threshold``."""
-    pairs = sorted(
-        ((iou(t, r), i, j) for i, t in enumerate(truth) for j, r in enumerate(read)),
-        reverse=True,
-    )
-    return _one_to_one((i, j) for overlap, i, j in pairs if overlap >= threshold)
-
-
-def _one_to_one(ranked: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    used_truth: set[int] = set()
-    used_read: set[int] = set()
-    out = []
-    for i, j in ranked:
-        if i in used_truth or j in used_read:
-            continue
-        used_truth.add(i)
-        used_read.add(j)
-        out.append((i, j))
-    return sorted(out)
-
-
-def long_side(box: Box) -> float:
-    return max(box[2] - box[0], box[3] - box[1])
 
 
 def scored(truth: TrueDie) -> tuple[str, ...]:
@@ -539,104 +472,6 @@ def evaluate(
         "calibration_failed": failed_calibrations,
     }
     return tally, how
-
-
-def draw_confusions(tally: Tally, out: Path, name: str) -> list[Path]:
-    """One PNG per scored attribute, ``out/<attribute>.png``."""
-    paths = []
-    for attribute, (matrix, names) in tally.confusions().items():
-        right, scored_ = tally.right[attribute], tally.compared[attribute]
-        title = f"{name} {attribute}: {right / scored_:.4f} of {scored_} matched dice"
-        path = out / f"{attribute}.png"
-        draw_confusion(matrix, path, title, names)
-        paths.append(path)
-    return paths
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2%}"
-
-
-def silent_line(flags: dict[str, Any]) -> str:
-    """The silent errors by cause."""
-    causes = flags["silent_by_cause"].items()
-    return "silent       " + "; ".join(f"{cause} {n}" for cause, n in causes)
-
-
-def detection_lines(det: dict[str, Any], photos: int) -> list[str]:
-    """The detection rows: the centre rule, then IoU beside it, the large dice, the dice
-    found twice and the photos found exactly."""
-    large, by_iou, once = det["large"], det["iou"], det["found_once_photos"]
-    lines = [
-        f"detection    precision {_pct(det['precision'])}  recall {_pct(det['recall'])}  "
-        f"({det['matched']} of {det['labelled']} labelled dice found, {det['missed']} missed, "
-        f"{det['extra']} extra; a box's centre in the other box)",
-        f"             IoU ≥ {by_iou['threshold']}: precision {_pct(by_iou['precision'])}  "
-        f"recall {_pct(by_iou['recall'])}; dice of {large['min_px']} px and more: precision "
-        f"{_pct(large['precision'])}  recall {_pct(large['recall'])} ({large['matched']} of "
-        f"{large['labelled']})",
-        f"             {det['found_twice']} dice found twice; every die found once and nothing "
-        f"extra on {_pct(once['share'])} of photos ({once['photos']} of {photos})",
-    ]
-    if det["ignored"]["labelled"]:
-        lines.append(
-            f"             {det['ignored']['labelled']} labelled dice of other kinds ignored "
-            f"({det['ignored']['read_on_them']} boxes read on them)"
-        )
-    return lines
-
-
-def report_lines(result: dict[str, Any]) -> list[str]:
-    """The table ``yamscope evaluate`` prints."""
-    det, flags, cocked = result["detection"], result["flags"], result["cocked"]
-    lat, whole = result["latency_ms"], result["entirely_right"]
-    sizes = ", ".join(f"{size} ({n})" for size, n in result["sizes"].items()) or "none"
-    calibration = "calibrated on each empty tray" if result["calibrated"] else "no calibration"
-    if result["calibration"]:
-        calibration = "read with the calibration given"
-    if result["resized"]:
-        calibration += f", photos scaled to {result['resized']}"
-    if result["enrolment"]:
-        calibration += f", enrolled ({result['enrolment']})"
-    if result["calibration_failed"]:
-        calibration += f" ({result['calibration_failed']} could not be: read without)"
-    lines = [
-        f"dataset      {result['dataset']} ({result['format']}, {result['photos']} photos)",
-        f"reading      model dieface {result['model']['version']} ({result['model']['path']}; "
-        f"{result['model']['check']}), "
-        f"detector {result['detector']}, cocked-die model {result['cocked_model']['version']}"
-        + ("" if result["calibrated"] else " (not asked)")
-        + f", kinds {','.join(result['kinds'])}, {calibration}",
-        f"photo size   {sizes}",
-        *detection_lines(det, result["photos"]),
-    ]
-    for attribute, score in result["attributes"].items():
-        dice = "flat dice" if attribute == "value" and cocked["labelled"] else "dice"
-        lines.append(
-            f"{attribute:<12} {_pct(score['accuracy'])}  "
-            f"({score['right']} of {score['scored']} matched {dice})"
-        )
-    for name, look in result["by_look"].items():
-        lines.append(
-            f"{name:<21}value {_pct(look['value'])} of {look['dice']} flat dice, "
-            f"{look['flagged']} flagged, {look['silent_errors']} silent errors"
-        )
-    by_flag = ", ".join(f"{k} {v}" for k, v in sorted(flags["by_flag"].items())) or "none"
-    lines += [
-        f"whole photos {_pct(whole['share'])} entirely right ({whole['photos']} of "
-        f"{result['photos']})",
-        f"flags        {flags['flagged']} of {det['read']} read dice flagged "
-        f"({_pct(flags['share_of_read'])}; {by_flag}); {flags['deserved']} deserved "
-        f"(precision {_pct(flags['precision'])}); {flags['silent_errors']} silent errors",
-        silent_line(flags),
-        f"cocked       {cocked['labelled']} labelled, {cocked['found']} found, "
-        f"{cocked['flagged']} flagged ({cocked['flagged_cocked']} as cocked)",
-        f"latency      median {lat['median']:.1f} ms, p95 {lat['p95']:.1f} ms, max "
-        f"{lat['max']:.1f} ms per photo (one thread; pin a core with taskset -c 0)",
-    ]
-    if result["unreadable"]:
-        lines.append(f"unreadable   {len(result['unreadable'])}: {result['unreadable'][0]} ...")
-    return lines
 
 
 def evaluate_dataset(

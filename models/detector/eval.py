@@ -26,7 +26,8 @@ import cv2
 import numpy as np
 
 from models.common.photos import default_root, parse_labels, source_name, split_photos
-from models.detector.train import SYNTH_TEST_SEED, counts_to_scores, match, scene_boxes, synth_frame
+from models.detector.data import SYNTH_TEST_SEED, scene_boxes, synth_frame
+from models.detector.train import counts_to_scores, match
 from vision.detect import DiceFinder, default_model
 
 

@@ -17,8 +17,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from models.detector.data import SYNTH_TEST_SEED, SYNTH_TRAIN_SEED, SYNTH_VALID_SEED
 from models.detector.net import SIZE_UNIT, DiceNet, count_parameters
-from models.detector.train import RUN_DIR, SYNTH_TEST_SEED, SYNTH_TRAIN_SEED, SYNTH_VALID_SEED
+from models.detector.train import RUN_DIR
 from vision.detect import INPUT_SIZE, MEAN, MULTIPLE, NMS_IOU, PAD_VALUE, SCALE, STRIDE
 
 MODELS = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from models.common.photos import CACHE_DIR
-from models.detector.train import CACHE, INPUT_SIZE
+from models.detector.data import CACHE, INPUT_SIZE
 
 SCENES = CACHE_DIR / "scenes"
 

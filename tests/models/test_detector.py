@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 import torch
 
+from models.detector.data import augment, batch, scene_boxes, synth_frame
 from models.detector.net import DiceNet, detector_loss, make_targets
-from models.detector.train import augment, batch, match, scene_boxes, synth_frame
+from models.detector.train import match
 from vision.detect import DiceFinder, decode, letterbox
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -135,7 +136,7 @@ def test_shipped_model_finds_most_dice_in_rune55_test_photos():
 
 
 def test_rendered_scenes_are_letterboxed_split_and_drawn_into_batches(tmp_path: Path):
-    from models.detector.train import Set, _pack, draw_batch, load_scenes
+    from models.detector.data import Set, _pack, draw_batch, load_scenes
     from models.dieface.scene_crops import VALID_EVERY
     from models.synth.dataset import write_dataset
 

@@ -14,8 +14,10 @@ import pytest
 
 from device.cli import main
 from models.common.datasets import DatasetError, TrueDie, open_dataset
-from models.common.evaluate_scenes import Tally, evaluate, match, match_iou, silent_line
+from models.common.evaluate_scenes import Tally, evaluate
+from models.common.matching import match, match_iou
 from models.common.photos import default_root
+from models.common.report import silent_line
 from models.synth.dataset import write_dataset
 from vision.reading import ReadDie, Reading
 

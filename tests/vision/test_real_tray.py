@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from drawn_dice import RUNE55
 
-from models.common.evaluate_scenes import iou
+from models.common.matching import iou
 from vision.calibration import Calibration, calibrate
 from vision.images import load_image
 from vision.recognise import Recogniser, dice_seen
