@@ -53,7 +53,7 @@ def standard_frame(
 
 def rune55_photo() -> Path | None:
     """The first Rune55 test photo, when the shared data sits beside the repository."""
-    from models.photos import default_root
+    from models.common.photos import default_root
 
     folder = default_root() / "test" / "images"
     photos = sorted(folder.glob("*.jpg")) if folder.is_dir() else []

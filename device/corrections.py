@@ -1,5 +1,5 @@
 """The players' corrections as a training folder: what ``yamscope train --from-corrections``
-reads (models/corrections.py): PNG crops and ``labels.jsonl``.
+reads (models/dieface/corrections.py): PNG crops and ``labels.jsonl``.
 
 Why from the records: each correction is a die the model read wrong at this table, with
 its crop and the value the player gave; a few hundred of them teach the model this table's

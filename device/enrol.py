@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from models.datasets import Dataset
-from models.evaluate_scenes import match
+from models.common.datasets import Dataset
+from models.common.matching import match
 from vision.calibration import Calibration
 from vision.enrolment import TURNS, Enrolment, digest, enrol, turned
 from vision.faces import FaceReader

@@ -18,8 +18,3 @@ def data_dir() -> Path:
     """The table's records (``YAMSCOPE_DATA_DIR``): kept, unlike the cache, across upgrades."""
     override = os.environ.get("YAMSCOPE_DATA_DIR")
     return Path(override) if override else platformdirs.user_data_path("yamscope")
-
-
-def default_database() -> Path:
-    """The SQLite file ``yamscope serve`` keeps its games in when no ``--data`` is given."""
-    return data_dir() / "yamscope.db"

@@ -15,7 +15,6 @@ grow.
 
 from __future__ import annotations
 
-import copy
 import logging
 import os
 import random
@@ -27,11 +26,22 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, cast
 
-from device import memory
 from device.learning import Confirmed
+from device.listeners import MAX_LISTENERS, Listener, Listeners
 from device.merge import place_reading
+from device.moments import (
+    Advised,
+    ComputerFailed,
+    Kept,
+    Key,
+    LastRead,
+    Photo,
+    ThrowCrops,
+    Turn,
+)
 from device.storage import Store, StoreError
 from device.table_state import computer_kind, computer_names, game_state
+from device.table_worker import Worker
 from device.words import french
 from scoring.computer import computer_player, play_step, play_turn, roll
 from scoring.entries import RulesError
@@ -41,9 +51,6 @@ from vision.reading import Reading
 log = logging.getLogger(__name__)
 
 Advisor = Callable[[Game], Mapping[str, Any]]  # the shape of scoring.advisor.moment
-MAX_LISTENERS = 32  # pushed-state clients from the network at once
-LOOPBACK_LISTENERS = 8  # kept apart for this machine's own screens (the kiosk)
-PER_CLIENT_LISTENERS = 4  # from one address (a phone with a few tabs open)
 CROPS_KEPT = 16  # throws whose dice crops wait for a correction (a few turns back)
 
 
@@ -53,46 +60,6 @@ class CalibrationRefused(RulesError):
     def __init__(self, message: str, seen: list[tuple[int, int, int, int]]) -> None:
         super().__init__(message)
         self.seen = seen
-
-
-STORAGE_CHECK_S = 1.0  # how often the worker asks whether the records can be reached
-
-
-class TooManyListeners(RuntimeError):
-    """More pushed-state clients than the appliance serves at once."""
-
-
-class Listener:
-    """One push client's mailbox: the newest state only (older unsent ones are dropped)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._ready = threading.Event()
-        self._state: dict[str, Any] | None = None
-        self.dropped = 0
-        self.closed = False  # replaced by a newer client from the same address
-
-    def close(self) -> None:
-        """End this client's stream: ``next`` returns None at once from now on."""
-        self.closed = True
-        self._ready.set()
-
-    def offer(self, state: dict[str, Any]) -> None:
-        with self._lock:
-            if self._state is not None:
-                self.dropped += 1
-            self._state = state
-            self._ready.set()
-
-    def next(self, timeout: float | None = None) -> dict[str, Any] | None:
-        """The newest state not yet taken, or None after ``timeout`` seconds without one
-        (or at once once closed)."""
-        if not self._ready.wait(timeout) or self.closed:
-            return None
-        with self._lock:
-            state, self._state = self._state, None
-            self._ready.clear()
-        return state
 
 
 class _Recorded:
@@ -120,7 +87,7 @@ class _Recorded:
         return out
 
 
-class TableSession:
+class TableSession(Worker):
     """The current game of the table, its records, and the states pushed to the page."""
 
     def __init__(
@@ -148,20 +115,15 @@ class TableSession:
         self.tray = tray
         self.instance = secrets.token_hex(4)
         self._lock = threading.RLock()
-        self._listeners: dict[Listener, tuple[str, bool]] = {}  # (address, loopback)
-        self._listeners_lock = threading.Lock()
+        self._listeners = Listeners()
         self._version = 0
         self._state: dict[str, Any] = {}
-        self._advice: tuple[tuple[int, int], dict[str, Any] | None] | None = None
-        self._computer_error: tuple[tuple[int, int], str] | None = None
-        # The dice the player set aside (tapped on the page) before the camera reads the
-        # next throw, and what the camera read last: per place, its crop and whether to check
-        # it. Both belong to one moment of the game (its key) and lapse when it moves on.
-        self._keep: tuple[tuple[int, int] | None, list[int]] = (None, [])
-        self._read: tuple[tuple[int, int] | None, list[int], dict[int, bytes]] = (None, [], {})
-        # The crops of the last throws read, by the logged throw they are of: a correction
-        # keeps them even after an undo brought an older throw back to the table.
-        self._crops: deque[tuple[dict[str, Any], dict[int, bytes]]] = deque(maxlen=CROPS_KEPT)
+        # what holds at one moment of the game (device/moments.py), lapsing when it moves on
+        self._advice = Advised()
+        self._computer_error = ComputerFailed()
+        self._keep = Kept()
+        self._read = LastRead()
+        self._crops: deque[ThrowCrops] = deque(maxlen=CROPS_KEPT)
         self._tray_status: dict[str, Any] | None = None
         self._stale = False  # the game in memory may be behind the records (they were away)
         self._storage_checked = 0.0
@@ -174,9 +136,9 @@ class TableSession:
         # that players follow it; « Passer » (``skip``) plays the rest of the turn at once.
         self.computer_pace = computer_pace
         self._skip = threading.Event()
-        self._skipped: tuple[Any, ...] | None = None  # the turn « Passer » was pressed in
+        self._skipped: Turn | None = None  # the turn « Passer » was pressed in
         # the picture of a computer's throw on this table's tray (the simulated one draws it)
-        self._photo: tuple[tuple[int, int] | None, int, bytes | None] = (None, 0, None)
+        self._photo = Photo()
         self.game: Game | None = None
         self.game_id: int | None = None
         self._resume()
@@ -233,23 +195,12 @@ class TableSession:
         ``limit`` from the network, and ``LOOPBACK_LISTENERS`` more for ``loopback`` ones
         apart, so that no number of phones or scripts on the network shuts out the kiosk.
         """
-        listener = Listener()
-        with self._listeners_lock:
-            mine = [other for other, (address, _) in self._listeners.items() if address == client]
-            if client and len(mine) >= PER_CLIENT_LISTENERS:
-                mine[0].close()  # the oldest: dicts keep the order of arrival
-                del self._listeners[mine[0]]
-            pool = sum(1 for _, local in self._listeners.values() if local == loopback)
-            cap = LOOPBACK_LISTENERS if loopback else limit
-            if pool >= cap:
-                raise TooManyListeners(f"at most {cap} clients follow the table at once")
-            self._listeners[listener] = (client, loopback)
+        listener = self._listeners.add(limit, client, loopback)
         listener.offer(self._state)
         return listener
 
     def remove_listener(self, listener: Listener) -> None:
-        with self._listeners_lock:
-            self._listeners.pop(listener, None)
+        self._listeners.remove(listener)
 
     @contextmanager
     def subscribe(self, limit: int = MAX_LISTENERS) -> Iterator[Listener]:
@@ -287,7 +238,7 @@ class TableSession:
         with self._lock:
             game_id = self.store.create(game)
             self.game, self.game_id = game, game_id
-            self._computer_error = None
+            self._computer_error = ComputerFailed()
             self._publish()
         self._wake.set()
         return self._state
@@ -311,7 +262,7 @@ class TableSession:
             self._check_human(game)
             game.check_throw(keep)
             self.watcher.throw_simulated(game, keep, self.rng)  # RulesError: nothing changed
-            self._keep = (self._key(), sorted(set(keep)))
+            self._keep = Kept(self._key(), sorted(set(keep)))
             self._publish()
         return self._state
 
@@ -322,7 +273,7 @@ class TableSession:
             game = self._game()
             self._check_human(game)
             game.check_throw(keep)
-            self._keep = (self._key(), keep)
+            self._keep = Kept(self._key(), keep)
             self._publish()
         return self._state
 
@@ -333,8 +284,8 @@ class TableSession:
             game = self.game
             if game is None or game.finished:
                 return None
-            key, keep = self._keep
-            kept = set(keep) if key == self._key() and game.dice is not None else set()
+            at = self._keep.key == self._key() and game.dice is not None
+            kept = set(self._keep.places) if at else set()
             return game.rulebook.dice_count - len(kept)
 
     def camera_throw(
@@ -348,13 +299,14 @@ class TableSession:
             finally:  # under the lock: a throw asked meanwhile waits for this one to be kept
                 if self.watcher is not None:
                     self.watcher.roll_done()
-            previous = self._read[2] if self._read[0] is not None else {}
+            previous = self._read.crops if self._read.key is not None else {}
             by_place = {p: previous[p] for p in keep if p in previous}
             by_place |= {
                 p: crops[j] for p, j in enumerate(placed.source) if j is not None and j < len(crops)
             }
-            self._read = (self._key(), list(placed.unsure), by_place)
-            self._crops.append((cast(dict[str, Any], self._game().throw_event()), by_place))
+            self._read = LastRead(self._key(), list(placed.unsure), by_place)
+            event = cast(dict[str, Any], self._game().throw_event())
+            self._crops.append(ThrowCrops(event, by_place))
             self._publish()
         self._wake.set()
         return self._state
@@ -364,8 +316,7 @@ class TableSession:
         places that were set aside."""
         game = self._game()
         self._check_human(game)
-        key, keep = self._keep
-        keep = keep if key == self._key() else []
+        keep = self._keep.places if self._keep.key == self._key() else []
         placed = place_reading(game, reading.dice, keep)
         game.throw(placed.dice, keep)
         source = "simulated" if "simulated" in self.tray else "camera"
@@ -405,7 +356,7 @@ class TableSession:
         address it came from (``client``), for the audit."""
         with self._lock:
             shown = self.game.throw_event() if self.game is not None else None
-            read = next((c for e, c in reversed(self._crops) if e is shown), None)
+            read = next((c.crops for c in reversed(self._crops) if c.event is shown), None)
             if not crops and read and self.game is not None:
                 before = self.game.dice or ()
                 after = as_dice(dice)
@@ -422,14 +373,13 @@ class TableSession:
             game = self._game()
             if game.finished or computer_kind(game.player) is None:
                 raise RulesError("no computer is playing: nothing to skip")
-            self._skipped = (self.game_id, game.turn, game.current)
+            self._skipped = Turn(self.game_id, game.turn, game.current)
             self._skip.set()
         return self._state
 
     def photo(self) -> bytes | None:
         """The picture of the current throw when a computer threw it on a drawn tray."""
-        key, _, picture = self._photo
-        return picture if key is not None and key == self._key() else None
+        return self._photo.picture if self._photo.at(self._key()) else None
 
     def announce(self, box: str) -> dict[str, Any]:
         return self._act(lambda g: g.announce(box))
@@ -448,7 +398,7 @@ class TableSession:
         the players corrected marked), or None when the camera did not read them."""
         game = self.game
         shown = game.throw_event() if game is not None else None
-        crops = next((c for e, c in reversed(self._crops) if e is shown), None)
+        crops = next((c.crops for c in reversed(self._crops) if c.event is shown), None)
         if not crops or game is None or shown is None or game.dice is None:
             return None
         read = as_dice(shown["dice"])
@@ -476,7 +426,7 @@ class TableSession:
             for _ in range(len(game.written) - humans[-1]):
                 game.undo()
                 self._append(game)
-            self._computer_error = None
+            self._computer_error = ComputerFailed()
             self._publish()
         self._wake.set()
         return self._state
@@ -520,7 +470,7 @@ class TableSession:
             self._publish()
             raise
 
-    def _key(self) -> tuple[int, int] | None:
+    def _key(self) -> Key | None:
         if self.game is None or self.game_id is None:
             return None
         return (self.game_id, len(self.game.events))
@@ -533,15 +483,13 @@ class TableSession:
         body = game_state(game, cast(int, self.game_id)) if game is not None else None
         advice, pending = None, False
         if body is not None and body["human_turn"] and body["dice"] and self._advisor:
-            if self._advice is not None and self._advice[0] == key:
-                advice = self._advice[1]
+            if self._advice.at(key):
+                advice = self._advice.advice
             else:
                 pending = True
-        error = None
-        if self._computer_error is not None and self._computer_error[0] == key:
-            error = self._computer_error[1]
-        keep = self._keep[1] if self._keep[0] == key and key is not None else None
-        unsure = self._read[1] if self._read[0] == key and key is not None else []
+        error = self._computer_error.why if self._computer_error.at(key) else None
+        keep = self._keep.places if self._keep.at(key) else None
+        unsure = self._read.unsure if self._read.at(key) else []
         camera = self._tray_status
         if camera is not None and camera.get("message"):
             camera = camera | {"message_fr": french(camera["message"])}
@@ -557,92 +505,17 @@ class TableSession:
             "advice_pending": pending,
             "computer_error": error,
             "computer_error_fr": french(error) if error else None,
-            "photo": self._photo[1] if self._photo[0] == key and key is not None else None,
+            "photo": self._photo.number if self._photo.at(key) else None,
             "storage": {
                 "kind": self.store.kind,
                 "table": self.store.table,
                 "error": self.store.reachable,
             },
         }
-        with self._listeners_lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener.offer(self._state)
+        self._listeners.offer(self._state)
 
-    # -- the background worker: computer turns, then advice -------------------------------
-    def _job(self) -> tuple[str, tuple[int, int], str | None] | None:
-        """What the worker should do next (lock held): a computer turn, advice, or nothing."""
-        game, key = self.game, self._key()
-        if game is None or key is None or game.finished:
-            return None
-        kind = computer_kind(game.player)
-        if kind is not None:
-            if self._computer_error is not None and self._computer_error[0] == key:
-                return None
-            return ("computer", key, kind)
-        if self._state.get("advice_pending"):
-            return ("advice", key, None)
-        return None
-
-    def check_storage(self) -> None:
-        """Ask the records whether they can be reached, and tell the page when that
-        changes; once they are back, the game is the one they hold (an action whose answer
-        was lost with the connection may have been kept after all)."""
-        was = self.store.reachable
-        now = self.store.ping()
-        if now is None and (was is not None or self._stale):
-            with self._lock:
-                if self.game_id is not None:
-                    try:
-                        self.game = self.store.load(self.game_id)
-                        self._stale = False
-                    except StoreError:
-                        log.exception("game %s cannot be reloaded", self.game_id)
-                self._computer_error = None
-        shown = (self._state.get("storage") or {}).get("error")
-        if now != shown:
-            log.warning("records: %s", now or "reachable again")
-            with self._lock:
-                self._publish()
-            self._wake.set()
-
-    def _run(self) -> None:
-        while not self._closed.is_set():
-            self._wake.wait(timeout=1.0)
-            self._wake.clear()
-            if time.monotonic() - self._storage_checked >= STORAGE_CHECK_S:
-                self._storage_checked = time.monotonic()
-                self.check_storage()
-            while not self._closed.is_set():
-                with self._lock:
-                    job = self._job()
-                    if job is None:
-                        break
-                    self._working = True
-                    snapshot = snapshot_of(cast(Game, self.game))
-                try:
-                    if job[0] == "computer":
-                        self._computer_turn(job[1], cast(str, job[2]), cast(Game, snapshot))
-                    else:
-                        self._compute_advice(job[1], cast(Game, snapshot))
-                except Exception as exc:  # the worker survives anything a player or advisor does
-                    log.exception("table worker: %s failed", job[0])
-                    self._give_up(job[0], job[1], str(exc))
-                finally:
-                    self._working = False
-                    memory.trim()  # an advisor's turn frees tens of MB of tables
-
-    def _give_up(self, job: str, key: tuple[int, int], why: str) -> None:
-        """Mark a job that failed as done, so the worker does not retry it in a loop."""
-        with self._lock:
-            if job == "computer":
-                self._computer_error = (key, why)
-            else:
-                self._advice = (key, None)
-            if self._key() == key:
-                self._publish()
-
-    def _computer_turn(self, key: tuple[int, int], kind: str, rehearsal: Game) -> None:
+    # -- a computer's turn (the worker runs it; here, beside the actions it makes) --------
+    def _computer_turn(self, key: Key, kind: str, rehearsal: Game) -> None:
         player = computer_player(kind, rehearsal.rules, self.cache_dir)
         try:  # on a copy, outside the lock: any first-time solve happens here
             play_turn(rehearsal, player, random.Random(0))
@@ -658,12 +531,12 @@ class TableSession:
                     done = play_step(cast(Game, recorded), player, self.rng)
                 except Exception as exc:
                     log.exception("computer %s could not play", game.player)
-                    self._computer_error = (cast(tuple[int, int], self._key()), str(exc))
+                    self._computer_error = ComputerFailed(self._key(), str(exc))
                     self._publish()
                     return
-                key = cast(tuple[int, int], self._key())
+                key = cast(Key, self._key())
                 dice = None if done else game.dice
-                turn = (self.game_id, game.turn, game.current)
+                turn = Turn(self.game_id, game.turn, game.current)
                 self._publish()
             if done:
                 return
@@ -675,56 +548,27 @@ class TableSession:
         source = "computer" if game.events[-1]["type"] == "throw" else None
         self._append(game, source=source)
 
-    def _pause(self, turn: tuple[Any, ...]) -> None:
-        """Between two moves of a computer: the pace, unless its turn was skipped."""
-        self._skip.clear()  # before looking: a skip coming meanwhile still wakes the wait
-        if self._skipped != turn:
-            self._skip.wait(self.computer_pace)
-
-    def _show_throw(self, key: tuple[int, int], dice: Any) -> None:
-        """Draw a computer's throw on the tray, where the tray can be drawn (outside the lock:
-        a drawing takes a fifth of a second)."""
-        draw = getattr(self.watcher, "picture_of", None)
-        if draw is None or dice is None or self.computer_pace <= 0:
-            return
-        try:
-            picture = draw(dice)
-        except Exception:  # a picture is a nicety: the turn goes on without it
-            log.exception("the computer's throw could not be drawn")
-            return
-        with self._lock:
-            if picture is not None and self._key() == key:
-                self._photo = (key, self._photo[1] + 1, picture)
+    def check_storage(self) -> None:
+        """Ask the records whether they can be reached, and tell the page when that
+        changes; once they are back, the game is the one they hold (an action whose answer
+        was lost with the connection may have been kept after all)."""
+        was = self.store.reachable
+        now = self.store.ping()
+        if now is None and (was is not None or self._stale):
+            with self._lock:
+                if self.game_id is not None:
+                    try:
+                        self.game = self.store.load(self.game_id)
+                        self._stale = False
+                    except StoreError:
+                        log.exception("game %s cannot be reloaded", self.game_id)
+                self._computer_error = ComputerFailed()
+        shown = (self._state.get("storage") or {}).get("error")
+        if now != shown:
+            log.warning("records: %s", now or "reachable again")
+            with self._lock:
                 self._publish()
-
-    def _compute_advice(self, key: tuple[int, int], game: Game) -> None:
-        assert self._advisor is not None
-        try:
-            advice: dict[str, Any] | None = advice_json(self._advisor(game))
-        except RulesError:
-            advice = None  # no advisor for these rules, or nothing to advise now
-        except Exception:
-            log.exception("advisor failed")
-            advice = None
-        with self._lock:
-            self._advice = (key, advice)
-            if self._key() == key:
-                self._publish()
-
-
-def snapshot_of(game: Game) -> Game:
-    """A copy of the game for work outside the lock (advice, a computer's rehearsal).
-
-    Lists of things never changed once made (logged events, written entries: frozen) are
-    copied without their items, and the rulebook is shared: deep-copying a long game cost
-    tens of milliseconds under the lock. The sheets, which actions change, are deep-copied.
-    """
-    memo: dict[int, Any] = {id(game.rulebook): game.rulebook}
-    for name in ("events", "_effective", "written"):
-        items = getattr(game, name, None)
-        if isinstance(items, list):
-            memo[id(items)] = list(items)
-    return copy.deepcopy(game, memo)
+            self._wake.set()
 
 
 def reading_json(reading: Reading, placed: Any) -> dict[str, Any]:
@@ -734,18 +578,3 @@ def reading_json(reading: Reading, placed: Any) -> dict[str, Any]:
     for j in placed.source:
         dice.append(None if j is None else reading.dice[j].to_json())
     return {"size": list(reading.size), "dice": dice}
-
-
-def advice_json(advice: Mapping[str, Any], shown: int = 6) -> dict[str, Any]:
-    """The advice as the page reads it: the shape of ``scoring.advisor.moment`` trimmed to
-    the few best ``entries``, ``keeps`` and ``announces``; per-box odds are left out (more
-    than the page shows)."""
-    out: dict[str, Any] = {"objective": advice["objective"], "value": advice["value"]}
-    for group in ("entries", "keeps", "announces"):
-        out[group] = [_lean(item) for item in (advice.get(group) or [])[:shown]]
-    out["best"] = _lean(advice.get("best") or {})
-    return out
-
-
-def _lean(option: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in option.items() if k not in ("fill", "crossed")}

@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator
 
 from scoring.dice import Colour, Die, Finish
-from scoring.rulebooks import get_rulebook
+from scoring.rulebooks import RULEBOOKS, get_rulebook
 
 
 def random_impossible_throw(rng: random.Random) -> tuple[Die, ...]:
@@ -38,7 +38,7 @@ def bench_scoring(n: int = 2000, seed: int = 1) -> Iterator[str]:
     rng = random.Random(seed)
     yield f"scoring all boxes of one throw ({n} random throws, seed {seed}), microseconds"
     yield f"{'rulebook':<12} {'median':>8} {'p95':>8} {'max':>8}"
-    for rules in ("impossible", "yams", "yahtzee", "cameroun"):
+    for rules in RULEBOOKS:
         rulebook = get_rulebook(rules)
         make = random_impossible_throw if rules == "impossible" else random_five_dice
         throws = [make(rng) for _ in range(n)]

@@ -61,15 +61,15 @@ class Facile:
 def _difficile(rules: str, cache_dir: str | None) -> ComputerPlayer:
     """The advisor of each rulebook, as a player (imported here: solvers load numpy)."""
     if rules in ("yams", "yahtzee"):
-        from scoring.advisor.five_dice_player import FiveDiceDifficile
+        from scoring.advisor.five_dice.player import FiveDiceDifficile
 
         return FiveDiceDifficile(cache_dir)
     if rules == "cameroun":
-        from scoring.advisor.cameroun import Difficile
+        from scoring.advisor.cameroun.advisor import Difficile
 
         return Difficile()
     if rules == "impossible":
-        from scoring.advisor.impossible import Difficile as ImpossibleDifficile
+        from scoring.advisor.impossible.advisor import Difficile as ImpossibleDifficile
 
         return ImpossibleDifficile()
     raise ValueError(f"no difficile player for {rules} yet")

@@ -47,7 +47,12 @@ class Finish(StrEnum):
 
 _COLOUR_BY_LETTER = {c.letter: c for c in Colour}
 _FINISH_BY_LETTER = {f.letter: f for f in Finish}
-_TOKEN = re.compile(r"([0-9]{1,2})([a-z]?)([a-z]?)")  # fullmatch: "$" lets "7r\n" in
+# The notation's grammar for one token: the value (0 is a d10's ten), then an optional colour
+# letter, then an optional finish letter. Match it whole (``fullmatch``, or ``^...$`` in a JSON
+# schema): a ``$`` in Python also matches before a final newline ("7r\n").
+TOKEN_PATTERN = rf"(10|[0-9])[{''.join(_COLOUR_BY_LETTER)}]?[{''.join(_FINISH_BY_LETTER)}]?"
+# what parse_die reads before checking it, so that its error can say what is wrong
+_TOKEN = re.compile(r"([0-9]{1,2})([a-z]?)([a-z]?)")
 MAX_VALUE = 10
 
 

@@ -9,7 +9,6 @@ the measured numbers) before a bad reading does.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ import numpy as np
 from vision.empty_tray import EmptyTray
 from vision.errors import BadCalibrationError
 from vision.felt import FeltModel, to_lab
+from vision.files import read_json, write_json
 
 FORMAT = "yamscope-calibration"
 VERSION = 2  # 2: the empty tray's picture; version 1 files are read without it
@@ -36,16 +36,12 @@ DIE_SHARE = 1 / 9.5
 DARK = 0.25  # the felt's brightest channel averages under a quarter of full scale: too dark
 GLARE_SHARE = 0.005  # share of the tray's pixels clipped at white above this: glare
 UNEVEN = 0.35  # lightness (L*+16) of the brightest part of the felt over its darkest, - 1
-# The horizontal field of view of the frames, in degrees, when the calibration is not told:
-# a Raspberry Pi Camera Module 3's in the default 4:3 stream (1280x960). It sees 66° x 41°
-# over its 16:9 sensor, and a 4:3 frame is cut from the sensor's middle: about 52° across.
-# (A Camera Module 2's 4:3 sensor sees 62.2°; an HQ camera, its lens's.) The cocked-die
-# model and the face reading need it: how slanted the camera sees a die depends on it.
+# The frames' horizontal field of view (degrees) when the calibration is not told: a Pi Camera
+# Module 3's 4:3 stream; the cocked-die model and the face reading need it (docs/camera.md).
 DEFAULT_FIELD_OF_VIEW = 52.0
 FIELD_OF_VIEW_RANGE = (10.0, 150.0)  # degrees: beyond these no pinhole model of a lens holds
-# The widest camera the models learned from (models/synth/layout.py WIDE_CAMERA: 0.65 frame
-# widths above the felt). A wider lens (a Camera Module 3 Wide: about 86° in a 4:3 stream)
-# sees the dice near the wall more steeply than any training tray did: the page says so.
+# The widest camera the models learned from (models/synth/layout.py WIDE_CAMERA): past it the
+# page says that dice near the wall may be read less well.
 WIDEST_TRAINED = 75.0
 
 
@@ -252,25 +248,18 @@ def field_of_view_of(focal: float) -> float:
 
 
 def save(calibration: Calibration, path: str | Path) -> None:
-    """Write the calibration as JSON (the folder is made if needed), through a temporary
-    file renamed over the old one: a power cut while writing leaves the old calibration, not
-    half a file the appliance would refuse at its next start."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(calibration.to_json(), indent=1) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    """Write the calibration as JSON, whole or not at all (``vision.files.write_json``): a
+    power cut while writing leaves the old calibration, not half a file the appliance would
+    refuse at its next start."""
+    write_json(Path(path), calibration.to_json(), indent=1)
 
 
 def load(path: str | Path) -> Calibration:
     """Read a calibration file; any problem raises BadCalibrationError naming the file."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadCalibrationError(f"{path}: no such calibration file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadCalibrationError(f"{path}: unreadable calibration ({exc})") from None
+    data = read_json(
+        path, BadCalibrationError, "no such calibration file", "unreadable calibration"
+    )
     return Calibration.from_json(data, str(path))
 
 

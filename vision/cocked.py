@@ -3,21 +3,14 @@
 
 Why a model of its own: from above, a flat die away from the photo's centre shows the side
 that faces the centre, because the camera sees it slant; a die leaning 18-25° shows about as
-much of a side. A crop cut square from the frame no longer says where the die lay, so the
-die-face model's cocked head could not tell the two apart. It flagged flat dice near the walls
-and missed leaning ones: 87 % of ten-d10 trays were read entirely right, and nine failures in
-ten were cocked decisions. This model sees each die turned so that the photo's centre lies
-straight below it, and is told how far from the centre the die is (in frame widths). The
-camera's slant then always shows the same way, and what is left is the lean: 97.5 % of 1,000
-held-out trays are read entirely right (numbers in docs/cocked-dice.md).
-
-How much side a flat die shows depends on the angle at which the camera sees it, not on its
-distance from the centre alone: a wide lens (a Raspberry Pi camera module sees 52-62°
-across) sees the dice near the walls far more slanted than a narrow one. Model 1.0.0 was told
-the distance and learned narrow lenses only; on trays seen as a Pi camera sees them it flagged
-about one flat die in ten. From 2.0.0 the model is told the slant itself, the tangent of the
-angle between the optical axis and the line of sight to the die: the distance from the centre
-over the focal length, which the calibration knows from the camera's field of view.
+much of a side. A crop cut square from the frame no longer says where the die lay, so a head
+on the die-face model cannot tell the two apart. This model sees each die turned so that the
+photo's centre lies straight below it, and is told the slant at which the camera sees it: the
+tangent of the angle between the optical axis and the line of sight to the die (its distance
+from the centre over the focal length, which the calibration knows from the camera's field
+of view; a wide lens sees the dice near the walls far more slanted than a narrow one). The
+camera's slant then always shows the same way, and what is left is the lean. What each step
+won, model by model: docs/cocked-dice.md.
 
 The optical axis is taken to meet the frame at its centre, which holds for a camera pointed
 straight down at the tray (the appliance's set-up).
@@ -25,7 +18,6 @@ straight down at the tray (the appliance's set-up).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -37,6 +29,7 @@ import numpy as np
 
 from vision.errors import BadModelError
 from vision.faces import MODELS, onnx_session, softmax
+from vision.files import load_card
 from vision.perspective import slant
 from vision.reading import Box
 
@@ -83,8 +76,8 @@ class CockedCard:
     @classmethod
     def load(cls, path: Path) -> CockedCard:
         """The card at ``path``; BadModelError when missing, not JSON or incomplete."""
+        data: Any = load_card(path)
         try:
-            data: Any = json.loads(path.read_text(encoding="utf-8"))
             spec = data["input"]
             _, channels, height, width = spec["shape"]
             norm = spec["normalisation"]
@@ -96,10 +89,6 @@ class CockedCard:
                 crop_scale=float(spec.get("crop_scale", CROP_SCALE)),
                 cut=int(spec.get("cut_size", height)),
             )
-        except FileNotFoundError:
-            raise BadModelError(f"{path}: model card missing") from None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise BadModelError(f"{path}: model card unreadable ({exc})") from None
         except (KeyError, TypeError, ValueError) as exc:
             raise BadModelError(f"{path}: not a usable model card ({exc!r})") from None
         if int(channels) != 3 or card.size != int(width) or card.size < 8 or card.std <= 0:

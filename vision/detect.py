@@ -11,11 +11,12 @@ numpy, opencv and onnxruntime only: this runs on the Pi.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.files import load_card
 
 INPUT_SIZE = 256  # longer side of the letterboxed input
 MULTIPLE = 32  # the input's sides are padded up to a multiple of this (the net's total stride)
@@ -134,7 +135,7 @@ class DiceFinder:
 
         path = Path(model_path) if model_path is not None else default_model()
         card_path = path.with_suffix(".json")
-        card = json.loads(card_path.read_text(encoding="utf-8")) if card_path.exists() else {}
+        card = load_card(card_path) if card_path.exists() else {}
         decoding = card.get("decoding", {})
         self.input_size = int(card.get("input", {}).get("long_side", INPUT_SIZE))
         self.multiple = int(card.get("input", {}).get("multiple", MULTIPLE))

@@ -34,7 +34,6 @@ SAME_VIEW = 0.5  # the rim's correlation after aligning, under which the view is
 STILL = 0.8  # the rim agrees this well where the tray was: it has not moved
 BETTER = 0.02  # a new alignment must agree this much better than the old one
 MOVED_DICE = 0.3  # the tray's middle moved this many die sides since calibration: say so
-ANOTHER = 0.5  # a frame differing on this share of the felt shows another tray or view
 LIGHT_RANGE = (0.45, 2.2)  # the felt's light over the reference's outside this: say so
 DIFFERENT = 6.0  # noise units (Lab, after the light change): a pixel that differs
 NOISE_FLOOR = (1.0, 1.0, 1.0)  # the least noise assumed per Lab channel (a rendered tray)

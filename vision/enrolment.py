@@ -17,7 +17,6 @@ import base64
 import datetime as dt
 import hashlib
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from vision.errors import VisionError
+from vision.files import read_json, write_json
 
 FORMAT = "yamscope-enrolment"
 VERSION = 1
@@ -207,24 +207,15 @@ def digest(model: Path) -> str:
 
 
 def save(enrolment: Enrolment, path: str | Path) -> None:
-    """Write the enrolment through a temporary file renamed over the old one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(enrolment.to_json()) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    """Write the enrolment, whole or not at all (``vision.files.write_json``)."""
+    write_json(Path(path), enrolment.to_json())
 
 
 def load(path: str | Path, model: Path | None = None) -> Enrolment:
     """Read an enrolment; BadEnrolmentError naming the file for any problem, and when it
     was fitted on another model file than ``model``."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadEnrolmentError(f"{path}: no such enrolment file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadEnrolmentError(f"{path}: unreadable enrolment ({exc})") from None
+    data = read_json(path, BadEnrolmentError, "no such enrolment file", "unreadable enrolment")
     enrolment = Enrolment.from_json(data, str(path))
     if model is not None and enrolment.model_digest != digest(model):
         raise BadEnrolmentError(

@@ -8,7 +8,6 @@ change. Attributes the model has no head for are left to the classical estimates
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +19,7 @@ import onnxruntime as ort
 
 from vision.enrolment import BadEnrolmentError, Enrolment
 from vision.errors import BadModelError
+from vision.files import load_card as read_card
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS / "dieface.onnx"
@@ -27,15 +27,8 @@ DEFAULT_MODEL = MODELS / "dieface.onnx"
 # otherwise with a numeric ``input.crop_scale``.
 CROP_SCALE = 1.20
 ATTRIBUTES = ("kind", "value", "colour", "finish", "cocked")
-# A die whose value the model gives less than this is read four ways (see read_crops):
-# model 2.1 on Rune55's test crops 92.5 % → 93.8 % right (27 % of them read again), on
-# synthetic held-out crops 99.11 % → 99.29 % (8 % read again). Model 2.3.1 on Rune55's valid
-# crops: 92.4 % read once, 93.2 % with a quarter turn more, 93.4 % with a half turn, 94.2 %
-# with all three (on the bench frame two of ten dice are read again: 12.6 ms on this machine;
-# one turn instead of three would save some of that and lose 0.8-1.0 point on valid). Below
-# 0.8 instead of 0.9: the same values everywhere and 3-6 ms less a synthetic tray, but
-# Rune55 valid's silent errors go from 200 to 208 (a die read once keeps a confidence the
-# four readings would have lowered below the unsure threshold), so 0.9 stays.
+# A die whose value the model reads less surely than this is read three more ways (turned):
+# more right values for a few ms; the measurements: docs/lab-notes.md#second_look_below
 SECOND_LOOK_BELOW = 0.9
 
 
@@ -104,14 +97,8 @@ class Card:
 
 
 def load_card(path: Path) -> Card:
-    """The card beside a model file; BadModelError when missing or not JSON."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadModelError(f"{path}: model card missing") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadModelError(f"{path}: model card unreadable ({exc})") from None
-    return Card.parse(data, str(path))
+    """The card beside a model file; BadModelError when missing, not JSON or unusable."""
+    return Card.parse(read_card(path), str(path))
 
 
 def crop_square(frame: np.ndarray, box: Sequence[float], size: int, scale: float) -> np.ndarray:
@@ -149,7 +136,7 @@ def onnx_session(model: Path, threads: int) -> ort.InferenceSession:
         raise BadModelError(f"{model}: not a loadable ONNX model ({exc})") from None
 
 
-FEATURES = "features"  # the output of the pooled features the heads read (models/export.py)
+FEATURES = "features"  # the output of the pooled features the heads read (models/dieface/export.py)
 
 
 class FaceReader:

@@ -1,10 +1,10 @@
 """Does the die-face model compute here as it did where it was exported?
 
-A model file can load and still compute differently on another CPU: die-face 2.3.0's int8
-weights saturated on x86 CPUs without VNNI, and there it misread one Rune55 die in five
-without a sign. So every export writes beside the model a few crops with the probabilities
-the model gave them (``dieface.check.npz``). Reading them again on the appliance
-(``yamscope check-models``, deploy/smoke-test.sh) tells the owner before a game does.
+A model file can load and still compute differently on another CPU: an int8 model's sums
+saturated on x86 CPUs without VNNI, and there it misread dice without a sign (docs/speed.md).
+So every export writes beside the model a few crops with the probabilities the model gave
+them (``dieface.check.npz``). Reading them again on the appliance (``yamscope check-model``,
+deploy/smoke-test.sh) tells the owner before a game does.
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ import numpy as np
 from vision.errors import BadModelError
 from vision.faces import FaceReader
 
-# Largest change of a class probability put down to float rounding and onnxruntime's kernels
-# (2.3.1 reading its crops again where it was exported: 0); the saturated 2.3.0 int8 model
-# moved them by up to 0.96 on an AVX2 CPU.
+# The largest change of a probability put down to rounding; a model that computes otherwise
+# moves them by far more (docs/lab-notes.md#tolerance).
 TOLERANCE = 0.05
 
 
@@ -51,7 +50,7 @@ class CheckResult:
             f"({self.disagreements} with another answer, probabilities off by up to "
             f"{self.largest_difference:.2f}): do not trust its readings here. An int8 model "
             "with 8-bit weights does this on an x86 CPU without VNNI; python -m "
-            "models.export --onnx MODEL exports it again"
+            "models.dieface.export --onnx MODEL exports it again"
         )
 
 
@@ -79,7 +78,8 @@ def check_reader(reader: FaceReader, path: Path | None = None) -> CheckResult:
             recorded = {name: stored[name] for name in stored.files}
     except FileNotFoundError:
         raise BadModelError(
-            f"{path}: the model's check crops are missing (python -m models.export writes them)"
+            f"{path}: the model's check crops are missing "
+            "(python -m models.dieface.export writes them)"
         ) from None
     except (OSError, ValueError, zipfile.BadZipFile) as exc:
         raise BadModelError(f"{path}: check crops unreadable ({exc})") from None

@@ -19,12 +19,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-# How much of the box the side takes, as a share of the slant x the box's shorter side:
-# chosen on 150 wide-camera validation trays (`yamscope render --engine numpy-wide --n 150
-# --seed 9910 --size 1280x960 --impossible`): of their 210 flat dice seen more than 22° off
-# the axis die-face 2.1.0 misread 9 from the whole box, 2 at 0.5, 1 at 0.6 and 0.85, none at
-# 0.7 (2.3.0, trained on such crops, misreads one on 9 of the trays from the whole box, on 1
-# at 0.7).
+# The side seen at a slant takes this share of the slant x the box's shorter side: cut it and
+# the top face is read alone (chosen on wide-camera trays: docs/lab-notes.md#side_share).
 SIDE_SHARE = 0.7
 
 

@@ -11,8 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from scoring.dice import Colour, Die, Finish
-
 Kind = Literal["d6", "d10"]
 ColourName = Literal["red", "white", "other"]
 FinishName = Literal["frosted", "transparent"]
@@ -43,13 +41,6 @@ class ReadDie:
     def flagged(self) -> bool:
         return bool(self.flags)
 
-    def to_die(self, *, coloured: bool) -> Die:
-        """The scoring engine's die (``coloured``: keep colour and finish, as Yams impossible
-        does; "other" colours have no place there and raise ValueError)."""
-        if not coloured:
-            return Die(self.value)
-        return Die(self.value, Colour(self.colour), Finish(self.finish))
-
     def to_json(self) -> dict[str, Any]:
         return {
             "kind": self.kind,
@@ -70,11 +61,6 @@ class Reading:
     ms: float
     size: tuple[int, int]  # width, height of the frame read
     notes: tuple[str, ...] = ()  # what the players should know of the view or the count
-
-    @property
-    def complete(self) -> bool:
-        """True when every die was read without a flag: the throw can be scored as is."""
-        return all(not d.flags for d in self.dice)
 
     def to_json(self, image: str | None = None) -> dict[str, Any]:
         out: dict[str, Any] = {"image": image} if image is not None else {}

@@ -6,7 +6,7 @@ boxes, with or without a calibration: it tells touching dice apart, which the cl
 segmentation (:func:`vision.segment.segment`, still used to measure the die when
 calibrating) could not. On a calibrated tray its boxes are then checked against the empty
 tray's picture (:mod:`vision.on_tray`): a box on nothing new is no die, what differs and no
-box covers is a die it missed (docs/finding-dice.md has the numbers).
+box covers is a die it missed (docs/real-photos.md has the numbers on a real tray).
 
 Why flags: a die that is cocked, cut off, or read with low confidence (or whose pips the
 classical count sees differently from the model) is kept in the reading with a flag, so the
@@ -42,28 +42,18 @@ from vision.pips import count_pips
 from vision.reading import Flag, Kind, ReadDie, Reading, reading_order
 from vision.segment import Blob, Segmentation, from_boxes
 
-# A die whose least sure needed attribute is below this is flagged `unsure`: a wrong reading
-# is worse than a flag. Checked again with die-face 2.3.0 on validation trays of ten d10
-# (wide camera, seed 9910 / narrow, seed 9500): 0.6 reads 94.7 / 97.3 % of them entirely
-# right, 0.5 98.0 / 97.3 %, but lets more misread dice through unflagged: 12 instead of 9 on
-# the Blender 1.2 renders (seed 9310), 127 instead of 97 on the Rune55 test photos; 0.4, 21
-# on the renders. The flag is the player's safety net, so 0.6 stays.
+# Flag `unsure` below this confidence: a wrong reading costs more than a flag (the numbers:
+# docs/lab-notes.md#unsure_below).
 UNSURE_BELOW = 0.6
 D10_FILL = 0.88  # a d10 fills less of its rotated rectangle than this (a d6: ~0.97)
 FACES = {"d6": 6, "d10": 10}
-DIE_INPUT_PX = 24  # inside what the detector trained on (about 10 to 36 input pixels)
+DIE_INPUT_PX = 24  # inside what the detector trained on (10-36 px; docs/lab-notes.md)
 KINDS: tuple[Kind, ...] = ("d6", "d10")
-# A cocked die left unflagged is scored from a face that is not on top, a flag costs the
-# player a glance: flag from this probability of the cocked-die model (vision/cocked.py) on.
-# Chosen on 150 validation trays of ten d10 (`yamscope render --n 150 --seed 9500 --size
-# 1280x960 --impossible`, 63 cocked dice) and, for model 2.0.0, on 150 more seen by a wide
-# camera (`--engine numpy-wide --seed 9910`): 0.5 and 0.6 read the most trays right on both;
-# numbers in docs/cocked-dice.md.
+# Flag `cocked` from this probability of the cocked-die model: an unflagged cocked die is
+# scored from a face not on top, a flag costs a glance (docs/lab-notes.md#cocked_from).
 COCKED_FROM = 0.5
-# The pip count is asked only when the model is less sure of a d6's value than this: with
-# model 2.1 the model read every flat d6 of data/synth-eval-d6 right, and asking the count
-# only below 0.95 took its needless "unsure" flags from 35 to 9 (the count misses pips
-# under glare and on clear dice).
+# Count a d6's pips only when the model is less sure than this: the count misses pips under
+# glare, so asking it always adds needless flags (docs/lab-notes.md#pips_check_below).
 PIPS_CHECK_BELOW = 0.95
 
 
@@ -98,9 +88,8 @@ def default_finder() -> DiceFinder:
 
 
 def detector_side(tray: Calibration) -> int:
-    """The detector's input size for a calibrated tray: a die about ``DIE_INPUT_PX`` across
-    (touching dice then give two peaks: at the card's 256 a 1280x960 tray's dice were 16 px
-    and 1 % of them were lost, mostly one of a touching pair)."""
+    """The detector's input size for a calibrated tray: a die about ``DIE_INPUT_PX`` across,
+    so that touching dice give two peaks (docs/lab-notes.md#die_input_px)."""
     side = max(tray.size) * DIE_INPUT_PX / max(tray.die_side, 1.0)
     return int(np.clip(round(side / 32) * 32, 256, 512))
 

@@ -99,6 +99,8 @@ def create_app(
 
     Without a PIN the app answers only to loopback host names (``localhost``, any of
     127.0.0.0/8, ``::1``), so a web page elsewhere cannot reach it through DNS rebinding.
+    Long: the app's guards, headers and error handlers are closures over its token, PIN and
+    brake, kept together so that none is registered without the others.
     """
     logging.getLogger("werkzeug").addFilter(QUIET_POLLS)  # once: the same filter object
     app = Flask(__name__, static_folder=None)

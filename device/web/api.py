@@ -1,9 +1,9 @@
 """The JSON API under ``/api/``: the table's state, its actions, and the pushed states.
 
-Each action route checks its body (``validate``), calls one ``TableSession`` method and
-answers with the new state. Errors are JSON ``{"error", "status"}``: 400 malformed input,
-409 refused by the rules (nothing changed), 403 token or PIN, 413 too big, 415 not JSON,
-429 too many wrong PINs, 507 the disk is full (nothing changed).
+Each action route parses its body (``bodies``: one model each), calls one ``TableSession``
+method and answers with the new state. Errors are JSON ``{"error", "status"}``: 400 malformed
+input, 409 refused by the rules (nothing changed), 403 token or PIN, 413 too big, 415 not
+JSON, 429 too many wrong PINs, 507 the disk is full (nothing changed).
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from device.config import is_loopback
-from device.table import CalibrationRefused, TableSession, TooManyListeners
+from device.listeners import TooManyListeners
+from device.table import CalibrationRefused, TableSession
 from device.table_state import rules_catalog
 from device.version import version
-from device.web import validate
+from device.web import bodies, validate
 from device.web.openapi import openapi
 from device.words import french
 
@@ -48,6 +49,8 @@ def _json() -> Any:
 
 
 def build_api(max_players: int) -> Blueprint:
+    """The ``/api/`` blueprint: one nested function per route (long: the routes, each a few
+    lines, read best together)."""
     api = Blueprint("api", __name__, url_prefix="/api")
 
     @api.get("/state")
@@ -64,28 +67,23 @@ def build_api(max_players: int) -> Blueprint:
 
     @api.post("/games")
     def new_game() -> Response:
-        data = validate.body(_json(), {"rules", "options", "players"}, {"rules", "players"})
-        rules = validate.rules_id(data["rules"])
-        options = validate.options(data.get("options"), rules)
-        players = validate.players(data["players"], max_players)
-        return _answer(_session().new_game(rules, options, players), 201)
+        game = bodies.parse(bodies.NewGame, _json(), max_players=max_players)
+        return _answer(_session().new_game(game.rules, game.options, game.players), 201)
 
     @api.post("/throw")
     def throw() -> Response:
         session = _session()
-        data = validate.body(_json(), {"keep", "dice"})
-        keep = validate.keep(data.get("keep"), validate.dice_count(session.state()))
-        if data.get("dice") is not None:
-            return _answer(session.throw(validate.dice(data["dice"]), keep))
-        return _answer(session.simulated_throw(keep))
+        count = validate.dice_count(session.state())
+        thrown = bodies.parse(bodies.Throw, _json(), dice_count=count)
+        if thrown.dice is not None:
+            return _answer(session.throw(thrown.dice, thrown.keep))
+        return _answer(session.simulated_throw(thrown.keep))
 
     @api.post("/keep")
     def keep() -> Response:
         session = _session()
-        data = validate.body(_json(), {"keep"}, frozenset({"keep"}))
-        return _answer(
-            session.set_keep(validate.keep(data["keep"], validate.dice_count(session.state())))
-        )
+        count = validate.dice_count(session.state())
+        return _answer(session.set_keep(bodies.parse(bodies.Keep, _json(), dice_count=count).keep))
 
     @api.get("/live.jpg")
     def live() -> Response:
@@ -105,10 +103,7 @@ def build_api(max_players: int) -> Blueprint:
     def calibrate() -> Response:
         """Calibrate on the camera's picture of the empty tray; the state's ``camera`` then
         carries the calibration's summary (felt, die size, field of view, light advice)."""
-        data = validate.body(_json(), {"anyway"})
-        anyway = data.get("anyway", False)
-        if not isinstance(anyway, bool):
-            raise validate.BadRequest("anyway must be true or false")
+        anyway = bodies.parse(bodies.Calibrate, _json()).anyway
         try:
             return _answer(_session().calibrate(anyway=anyway))
         except CalibrationRefused as exc:  # the page asks whether to calibrate anyway
@@ -132,28 +127,25 @@ def build_api(max_players: int) -> Blueprint:
 
     @api.post("/correct")
     def correct() -> Response:
-        data = validate.body(_json(), {"dice"}, frozenset({"dice"}))
-        client = request.remote_addr or None
-        return _answer(_session().correct(validate.dice(data["dice"]), client=client))
+        dice = bodies.parse(bodies.Correct, _json()).dice
+        return _answer(_session().correct(dice, client=request.remote_addr or None))
 
     @api.post("/announce")
     def announce() -> Response:
-        data = validate.body(_json(), {"box"}, frozenset({"box"}))
-        return _answer(_session().announce(validate.box(data["box"]) or ""))
+        return _answer(_session().announce(bodies.parse(bodies.Announce, _json()).box))
 
     @api.post("/score")
     def score() -> Response:
-        data = validate.body(_json(), {"box"}, frozenset({"box"}))
-        return _answer(_session().score(validate.box(data["box"], nullable=True)))
+        return _answer(_session().score(bodies.parse(bodies.Score, _json()).box))
 
     @api.post("/undo")
     def undo() -> Response:
-        validate.body(_json(), set())
+        bodies.parse(bodies.Undo, _json())
         return _answer(_session().undo())
 
     @api.post("/skip")
     def skip() -> Response:
-        validate.body(_json(), set())
+        bodies.parse(bodies.Skip, _json())
         return _answer(_session().skip())
 
     @api.get("/photo.jpg")

@@ -1,16 +1,17 @@
-"""The API described for its users (OpenAPI 3.1), written by hand.
+"""The API described for its users (OpenAPI 3.1): the request bodies' schemas come from
+their pydantic models (``bodies``), the routes, answers and errors are written here.
 
-Why by hand: the API is small and its contract (what each body holds, which errors mean
-what) is the point; a description generated from code would only repeat the code. The test
-suite checks that every route of the app is described here and every described one exists.
+Why the rest by hand: the API is small and its contract (which answer holds what, which
+errors mean what) is the point. The test suite checks that every route of the app is
+described here and every described one exists.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from device.web.bodies import BOX, POSITIONS, TOKEN, request_schemas
 from device.web.records_api import records_paths
-from device.web.validate import MAX_DICE, NAME_MAX
 
 REF = "#/components/schemas/"
 
@@ -50,11 +51,11 @@ def _action(summary: str, body: str, ok: str = "200") -> dict[str, Any]:
 
 
 def _schemas(max_players: int) -> dict[str, Any]:
-    token = {"type": "string", "pattern": "^(10|[0-9])[rw]?[ft]?$", "examples": ["7r", "10wf"]}
-    box = {"type": "string", "pattern": "^[A-Za-z0-9_]{1,24}$"}
-    positions = {"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": MAX_DICE}
-    closed = {"additionalProperties": False}
+    """Every schema the document names: the bodies', then the answers' (long: it is the
+    document itself, written out as data)."""
+    token, box, positions = TOKEN, BOX, POSITIONS
     return {
+        **request_schemas(max_players),
         "Error": {
             "type": "object",
             "required": ["error", "status"],
@@ -62,79 +63,6 @@ def _schemas(max_players: int) -> dict[str, Any]:
                 "error": {"type": "string"},
                 "error_fr": {"type": "string", "description": "the same, in French"},
                 "status": {"type": "integer"},
-            },
-        },
-        "NewGame": {
-            "type": "object",
-            **closed,
-            "required": ["rules", "players"],
-            "properties": {
-                "rules": {"enum": ["impossible", "yams", "yahtzee", "cameroun"]},
-                "options": {
-                    "type": "object",
-                    "description": "the rulebook's options by name (GET /api/rules lists them)",
-                    "additionalProperties": {"type": ["string", "integer", "boolean"]},
-                },
-                "players": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": max_players,
-                    "description": "human names, or facile / difficile for computer players",
-                    "items": {"type": "string", "minLength": 1, "maxLength": NAME_MAX},
-                },
-            },
-        },
-        "Throw": {
-            "type": "object",
-            **closed,
-            "properties": {
-                "keep": {**positions, "description": "positions of the dice set aside"},
-                "dice": {
-                    "type": "array",
-                    "items": token,
-                    "maxItems": MAX_DICE,
-                    "description": "dice read on the tray; absent: the simulated tray throws",
-                },
-            },
-        },
-        "Correct": {
-            "type": "object",
-            **closed,
-            "required": ["dice"],
-            "properties": {
-                "dice": {"type": "array", "items": token, "minItems": 1, "maxItems": MAX_DICE}
-            },
-        },
-        "Keep": {
-            "type": "object",
-            **closed,
-            "required": ["keep"],
-            "properties": {
-                "keep": {**positions, "description": "dice set aside before the camera's next read"}
-            },
-        },
-        "Announce": {"type": "object", **closed, "required": ["box"], "properties": {"box": box}},
-        "Score": {
-            "type": "object",
-            **closed,
-            "required": ["box"],
-            "properties": {
-                "box": {
-                    "oneOf": [box, {"type": "null"}],
-                    "description": "null only after an announced throw",
-                }
-            },
-        },
-        "Undo": {"type": "object", **closed, "properties": {}},
-        "Skip": {"type": "object", **closed, "properties": {}},
-        "Calibrate": {
-            "type": "object",
-            **closed,
-            "properties": {
-                "anyway": {
-                    "type": "boolean",
-                    "description": "calibrate even with dice in view (409 with dice_seen else)",
-                }
             },
         },
         "Entry": {
@@ -238,7 +166,7 @@ def _schemas(max_players: int) -> dict[str, Any]:
 
 
 def openapi(max_players: int = 6) -> dict[str, Any]:
-    """The OpenAPI 3.1 document of the table API."""
+    """The OpenAPI 3.1 document of the table API (long: it is the document, as data)."""
     return {
         "openapi": "3.1.0",
         "info": {

@@ -14,14 +14,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from device.table_state import COMPUTER_KINDS, computer_kind
+from scoring.dice import TOKEN_PATTERN
 from scoring.rulebooks import RULEBOOKS
 
 NAME_MAX = 24
 MAX_DICE = 12
 MAX_DEPTH = 8  # no body the API takes nests deeper than 3
+BOX_PATTERN = r"[A-Za-z0-9_]{1,24}"  # a box id (DESIGN.md), short enough to quote back
 # fullmatch, never ``$``: a ``$`` also matches before a newline at the end ("7r\n")
-_TOKEN = re.compile(r"(10|[0-9])[rw]?[ft]?")
-_BOX = re.compile(r"[A-Za-z0-9_]{1,24}")
+_TOKEN = re.compile(TOKEN_PATTERN)
+_BOX = re.compile(BOX_PATTERN)
 
 
 class BadRequest(ValueError):
@@ -155,6 +157,12 @@ def box(value: Any, *, nullable: bool = False) -> str | None:
         return None
     if not isinstance(value, str) or not _BOX.fullmatch(value):
         raise BadRequest("box must be a box id such as brelan, 6 or petite_suite")
+    return value
+
+
+def anyway(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise BadRequest("anyway must be true or false")
     return value
 
 

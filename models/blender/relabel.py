@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from models.blender.scene import draw_setup
-from models.datasets import DatasetError
+from models.common.datasets import DatasetError
 from models.synth.layout import random_specs
 
 COCKED = 0.05  # random_render's default, which every folder so far was rendered with

@@ -1,7 +1,7 @@
 """On the GPU machine: train the die-face net from the packed start weights on synthetic
 crops rendered there (all its cores), the packed Rune55 crops and the rendered scene folders
 unpacked from the pack (``--rendered``), until a wall-clock deadline; the same sets and
-scores as ``yamscope train`` (models/train.py train_dieface).
+scores as ``yamscope train`` (models/dieface/train.py train_dieface).
 
     python -m models.gpu.dieface --deadline EPOCH_SECONDS --scenes 14000 --workers 12 \\
         --out /tmp/runs/dieface --epochs 60 --lr 2e-3 --batch 512 --device cuda \\
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from models import synth_crops
+from models.dieface import synth_crops
+from models.dieface.train import TrainConfig, fit, rune55_set, with_scenes
 from models.gpu.unpack import decode
-from models.train import TrainConfig, fit, rune55_set, with_scenes
 
 
 def main(argv: list[str] | None = None) -> None:

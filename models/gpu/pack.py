@@ -23,9 +23,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.datasets import DatasetError, open_dataset
-from models.detector_train import load_photos
-from models.photos import load_splits
+from models.common.datasets import DatasetError, open_dataset
+from models.common.photos import load_splits
+from models.detector.data import load_photos
 
 VALID_PHOTOS = 200  # the detector picks its epoch on the first 200 valid photos
 SCENE_QUALITY = 85  # rendered photos' JPEG quality: q90 takes half as much room again

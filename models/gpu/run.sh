@@ -23,7 +23,7 @@ if [ -s data/scenes/folders.txt ]; then
   while read -r folder; do RENDERED+=(--rendered "$folder"); DET_RENDERED+=(--scenes "$folder"); done < data/scenes/folders.txt
 fi
 # the detector's clock starts after its synthetic scenes are drawn (~40 s)
-python3 -m models.detector_train --device "$DEVICE" --workers "${DET_WORKERS:-7}" --batch 64 \
+python3 -m models.detector.train --device "$DEVICE" --workers "${DET_WORKERS:-7}" --batch 64 \
   --crop 256 --steps 600 --epochs 200 --synth "${DET_SYNTH:-3000}" --lr "${DET_LR:-3e-3}" --threads 4 \
   --minutes "${DET_MINUTES:-$(awk "BEGIN{print ($BUDGET - 100) / 60}")}" --out "$RUNS/detector" \
   --weights .gpu/detector.pt ${DET_RENDERED[@]+"${DET_RENDERED[@]}"} > "$RUNS/detector.log" 2>&1 &
@@ -50,7 +50,7 @@ while alive; do
   echo "t=$(($(date +%s) - START))s load $(cut -d' ' -f1 /proc/loadavg)"
   if [ "$(date +%s)" -gt $((DEADLINE + 40)) ]; then
     echo "past the deadline: stopping"
-    pkill -f models.detector_train
+    pkill -f models.detector.train
     pkill -f models.gpu.dieface
   fi
 done

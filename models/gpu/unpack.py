@@ -1,5 +1,5 @@
 """On the GPU machine: decode what :mod:`models.gpu.pack` packed; rebuild the detector's
-photo caches where ``models.detector_train`` looks for them, and the rendered scene folders
+photo caches where ``models.detector.train`` looks for them, and the rendered scene folders
 (``data/scenes/<name>/``, listed one a line in ``data/scenes/folders.txt`` for run.sh) that
 both trainers' ``--scenes`` read."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from models.detector_train import CACHE, INPUT_SIZE
-from models.photos import CACHE_DIR
+from models.common.photos import CACHE_DIR
+from models.detector.data import CACHE, INPUT_SIZE
 
 SCENES = CACHE_DIR / "scenes"
 

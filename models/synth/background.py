@@ -78,7 +78,10 @@ def wall_rects(tray: Tray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @lru_cache(maxsize=2)  # ~30 MB each at 1280x960; a table keeps one tray
 def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
-    """(background BGR float32 0..1, light gain (H, W, 3) float32) of the tray; cached."""
+    """(background BGR float32 0..1, light gain (H, W, 3) float32) of the tray; cached.
+
+    Long: each layer of the felt drawn in turn, on the one random stream the scene's seed
+    fixes (reordering it would change every scene)."""
     rng = np.random.default_rng(tray.seed)
     w, h = tray.size
     felt_r, inner, outer = wall_rects(tray)

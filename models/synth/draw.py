@@ -261,7 +261,10 @@ def _die(
     pr: Projected,
     motion: np.ndarray | None,
 ) -> tuple[int, int, int, int]:
-    """Draw one die; mark its visible pixels ``index`` in masks; return its drawing window."""
+    """Draw one die; mark its visible pixels ``index`` in masks; return its drawing window.
+
+    Long: one die drawn layer by layer on the scene's random stream (reordering it would
+    change every scene)."""
     sol = solid(spec.kind)
     side = pose.side
     looks = looks_of(tray, spec)

@@ -4,7 +4,7 @@ Why: real d10 are printed in many typefaces and weights, and a reader that learn
 hand-made stroke styles misread real ones (4 as 6, 8 as 9, 5 as 3). ``numerals.npz`` holds
 the digits of the free DejaVu and Liberation families as alpha tiles the size and place of
 the stroke numerals, 6 and 9 underlined, so that every machine draws the same tiles with or
-without the fonts; ``python -m models.numeral_fonts`` renders it again.
+without the fonts; ``python -m models.common.numeral_fonts`` renders it again.
 """
 
 from __future__ import annotations

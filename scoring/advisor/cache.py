@@ -30,7 +30,13 @@ FORMAT = 1
 log = logging.getLogger(__name__)
 
 
-SOLVER_MODULES = ("widget", "tables", "states", "solver", "cache")
+SOLVER_MODULES = (
+    "five_dice/widget",
+    "five_dice/tables",
+    "five_dice/states",
+    "five_dice/solver",
+    "cache",
+)
 
 
 def _source_files(rulebook: Rulebook) -> list[Path]:
@@ -39,7 +45,7 @@ def _source_files(rulebook: Rulebook) -> list[Path]:
         c.__module__ for c in type(rulebook).__mro__ if c.__module__ not in ("builtins", "abc")
     }
     files = {Path(f) for n in names if (f := getattr(sys.modules.get(n), "__file__", None))}
-    files |= {Path(__file__).with_name(f"{m}.py") for m in SOLVER_MODULES}
+    files |= {Path(__file__).parent / f"{m}.py" for m in SOLVER_MODULES}
     return sorted(files)
 
 

@@ -19,8 +19,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from scoring.advisor.advice import Advice, advise
-from scoring.advisor.strategy import solve
+from scoring.advisor.five_dice.advice import Advice, advise
+from scoring.advisor.five_dice.strategy import solve
 from scoring.entries import RulesError
 from scoring.game import Game
 from scoring.rulebooks import Rulebook
@@ -41,10 +41,10 @@ def advise_game(game: Game, cache_dir: str | os.PathLike[str] | None = None) -> 
         throws_left = rb.max_throws - game.throw_no
         return _five_dice(advise(rb, sheet, game.dice, throws_left, strategy=strategy))
     if rb.id == "cameroun":
-        from scoring.advisor import cameroun
+        from scoring.advisor.cameroun import advisor as cameroun
 
         return cameroun.advise(game)
-    from scoring.advisor import impossible
+    from scoring.advisor.impossible import advisor as impossible
 
     return _impossible(game, impossible.advise(game))
 

@@ -4,47 +4,41 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from scoring.rulebooks import RULEBOOKS
 
-ROOT = Path(__file__).resolve().parents[2]
+if TYPE_CHECKING:
+    from conftest import Run
+
 SCRIPT = Path(sys.executable).parent / ("yamscope.exe" if os.name == "nt" else "yamscope")
 
 ENTRY_KEYS = {"box", "section", "points", "base", "multipliers", "dice", "why"}
 TEN = "1r 2r 3r 4r 5r 6w 7w 8w 9w 0w"
 PAIRS = "1r 2r 3r 4r 5r 1w 2w 3w 4w 5w"
+Scored = Callable[..., dict]  # score --json, parsed
 
 
-def run(*args: str, script: bool = False) -> subprocess.CompletedProcess[str]:
-    command = [str(SCRIPT)] if script else [sys.executable, "-m", "device.cli"]
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run(
-        [*command, *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env=env,
-        timeout=60,
-        check=False,
-    )
+@pytest.fixture
+def score(run: Run) -> Run:
+    return lambda *args: run("score", *args)
 
 
-def score(*args: str) -> subprocess.CompletedProcess[str]:
-    return run("score", *args)
+@pytest.fixture
+def score_json(score: Run) -> Scored:
+    def scored(*args: str) -> dict:
+        done = score("--json", *args)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == ""
+        assert done.stdout.count("\n") == 1  # one JSON document on one line
+        return json.loads(done.stdout)
 
-
-def score_json(*args: str) -> dict:
-    done = score("--json", *args)
-    assert done.returncode == 0, done.stderr
-    assert done.stderr == ""
-    assert done.stdout.count("\n") == 1  # one JSON document on one line
-    return json.loads(done.stdout)
+    return scored
 
 
 def by_box(out: dict) -> dict[str, dict]:
@@ -56,7 +50,7 @@ def sheet_order(rules: str) -> list[str]:
 
 
 # -- the console script and the human table ----------------------------------------------
-def test_console_script_is_installed_and_matches_module():
+def test_console_script_is_installed_and_matches_module(run: Run, score: Run):
     assert SCRIPT.exists(), f"{SCRIPT} missing: pip install -e . in this environment"
     by_script = run("score", "--rules", "yams", "--json", "3 3 5 6 1", script=True)
     by_module = score("--rules", "yams", "--json", "3 3 5 6 1")
@@ -65,7 +59,7 @@ def test_console_script_is_installed_and_matches_module():
     assert json.loads(by_script.stdout)["rules"] == "yams"
 
 
-def test_human_table_yams():
+def test_human_table_yams(score: Run):
     done = score("--rules", "yams", "3", "3", "5", "6", "1")
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
@@ -85,7 +79,7 @@ def test_human_table_yams():
     assert all(len(line) > 9 and line[7:9] == "  " for line in lines[2:])
 
 
-def test_human_table_first_and_sixth_say_so():
+def test_human_table_first_and_sixth_say_so(score: Run):
     first = score("--rules", "impossible", "--first", TEN)
     assert first.returncode == 0, first.stderr
     assert (
@@ -99,7 +93,7 @@ def test_human_table_first_and_sixth_say_so():
     assert first_row.split()[:2] == ["10", "suite_ridicule"]
 
 
-def test_dice_may_be_separated_by_commas_or_given_as_one_argument():
+def test_dice_may_be_separated_by_commas_or_given_as_one_argument(score_json: Scored):
     a = score_json("--rules", "yams", "3,3,5,6,1")
     b = score_json("--rules", "yams", "3 3", "5", "6 1")
     assert a == b
@@ -117,7 +111,7 @@ def test_dice_may_be_separated_by_commas_or_given_as_one_argument():
         ("impossible", "7rf 7rf 7rt 7wt 7wf 1rt 2rf 3wt 4wf 5wt"),
     ],
 )
-def test_json_contract(rules, dice):
+def test_json_contract(score_json: Scored, rules, dice):
     out = score_json("--rules", rules, dice)
     assert list(out) == ["rules", "dice", "entries"]
     assert out["rules"] == rules
@@ -148,7 +142,7 @@ def test_json_contract(rules, dice):
         assert (e["points"] == 0) == (e["dice"] == [])
 
 
-def test_json_best_first_ties_in_sheet_order():
+def test_json_best_first_ties_in_sheet_order(score_json: Scored):
     out = score_json("--rules", "yams", "3 3 5 6 1")
     order = sheet_order("yams")
     keys = [(-e["points"], order.index(e["box"])) for e in out["entries"]]
@@ -156,7 +150,7 @@ def test_json_best_first_ties_in_sheet_order():
     assert [e["box"] for e in out["entries"]][:5] == ["chance", "3", "6", "5", "1"]
 
 
-def test_json_best_first_impossible():
+def test_json_best_first_impossible(score_json: Scored):
     out = score_json("--rules", "impossible", TEN)
     # plus and moins are ranked by what they add to the différence, not by their points
     points = [e["points"] for e in out["entries"] if e["box"] not in ("plus", "moins")]
@@ -165,7 +159,7 @@ def test_json_best_first_impossible():
     assert out["entries"][0]["points"] == 400
 
 
-def test_json_dice_indices_point_at_the_dice_used():
+def test_json_dice_indices_point_at_the_dice_used(score_json: Scored):
     dice = "5 2 5 1 5"
     out = by_box(score_json("--rules", "yams", dice))
     assert out["5"]["dice"] == [0, 2, 4]
@@ -186,7 +180,7 @@ def test_json_dice_indices_point_at_the_dice_used():
     assert imp["suite_ridicule"]["points"] == 0
 
 
-def test_first_throw_triples_combinations_not_chiffres():
+def test_first_throw_triples_combinations_not_chiffres(score_json: Scored):
     plain = by_box(score_json("--rules", "impossible", PAIRS))
     first = by_box(score_json("--rules", "impossible", "--first", PAIRS))
     assert plain["tout_en_paires"]["points"] == 250
@@ -210,7 +204,7 @@ def test_first_throw_triples_combinations_not_chiffres():
         ("cameroun", "4", "4 4 1 2 3", 8),  # Cameroun announces number columns too
     ],
 )
-def test_sixth_announced_box_first_others_zero(rules, box, dice, points):
+def test_sixth_announced_box_first_others_zero(score_json: Scored, rules, box, dice, points):
     out = score_json("--rules", rules, "--sixth", box, dice)
     first, *others = out["entries"]
     assert first["box"] == box
@@ -236,7 +230,7 @@ def test_sixth_announced_box_first_others_zero(rules, box, dice, points):
          "suite_ridicule", 20),
     ],
 )  # fmt: skip
-def test_option(rules, options, dice, box, points):
+def test_option(score_json: Scored, rules, options, dice, box, points):
     args = [f"--option={o}" for o in options]
     if rules == "impossible":
         args += ["--sixth", box]
@@ -274,7 +268,7 @@ BAD = [
 
 
 @pytest.mark.parametrize("args", [b[1] for b in BAD], ids=[b[0] for b in BAD])
-def test_bad_input_one_line_on_stderr(args):
+def test_bad_input_one_line_on_stderr(score: Run, args):
     done = score(*args)
     assert done.returncode != 0
     assert done.stdout == ""
@@ -286,7 +280,7 @@ def test_bad_input_one_line_on_stderr(args):
     assert "Traceback" not in done.stderr
 
 
-def test_bad_input_names_the_problem():
+def test_bad_input_names_the_problem(score: Run):
     assert "poker" in score("--rules", "impossible", "--sixth", "poker", TEN).stderr
     assert "11r" in score("--rules", "impossible", "11r 2r 3r 4r 5r 6w 7w 8w 9w 0w").stderr
     assert "poker" in score("--rules", "poker", "1 2 3 4 5").stderr
@@ -294,15 +288,26 @@ def test_bad_input_names_the_problem():
     assert "9" in score("--rules", "impossible", "1r 2r 3r 4r 5r 6w 7w 8w 9w").stderr
 
 
-def test_no_command_is_one_line_too():
+def test_no_command_is_one_line_too(run: Run):
     done = run()
     assert done.returncode != 0
     assert done.stdout == ""
     assert len(done.stderr.splitlines()) == 1
 
 
-def test_help_goes_to_stdout():
+def test_help_goes_to_stdout(score: Run):
     done = score("--help")
     assert done.returncode == 0
     assert "--sixth" in done.stdout and "--option" in done.stdout
     assert done.stderr == ""
+
+
+def test_help_lists_players_and_owners_commands_first_then_the_lab(run: Run):
+    done = run("--help")
+    assert done.returncode == 0, done.stderr
+    players, lab = done.stdout.split("lab commands")
+    assert "commands for players and owners" in players
+    for name in ("score", "advise", "serve", "calibrate", "recognise", "evaluate", "bench"):
+        assert f"\n  {name} " in players, name
+    for name in ("train", "train-cocked", "train-detector", "evaluate-crops", "render"):
+        assert f"\n  {name} " in lab, name

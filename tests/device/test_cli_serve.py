@@ -12,25 +12,22 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from device.config import is_loopback
-from device.paths import default_database
+from device.config import Config, is_loopback
+
+if TYPE_CHECKING:
+    from conftest import Run
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "device.cli", "serve", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        timeout=60,
-        check=False,
-    )
+@pytest.fixture(scope="module")
+def serve(run: Run) -> Run:
+    """``yamscope serve ARGS`` to its end (a refusal), ``env`` set on top of this one's."""
+    return lambda *args, env=None: run("serve", *args, env=env, timeout=60)
 
 
 @pytest.mark.parametrize(
@@ -45,21 +42,18 @@ def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
         (["--port", "70000"], "server.port"),
     ],
 )
-def test_refusals_are_one_clear_line_and_exit_2(args: list[str], said: str, tmp_path: Path) -> None:
+def test_refusals_are_one_clear_line_and_exit_2(
+    serve: Run, args: list[str], said: str, tmp_path: Path
+) -> None:
     r = serve(*args, "--data", str(tmp_path / "t.db"))
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and said in r.stderr and r.stderr.startswith("yamscope: error")
     assert not (tmp_path / "t.db").exists()  # refused before anything was opened
 
 
-def test_help_names_every_option() -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "device.cli", "serve", "--help"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
-    )
+def test_help_names_every_option(serve: Run) -> None:
+    r = serve("--help")
+    assert r.returncode == 0, r.stderr
     for option in ("--host", "--port", "--data", "--pin", "--camera"):
         assert option in r.stdout
 
@@ -86,7 +80,7 @@ def test_records_go_to_the_data_dir_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("YAMSCOPE_DATA_DIR", str(tmp_path / "here"))
-    assert default_database() == tmp_path / "here" / "yamscope.db"
+    assert Config().storage.data_dir == tmp_path / "here"  # serve keeps yamscope.db there
 
 
 def test_serves_then_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
@@ -160,7 +154,7 @@ def test_the_config_file_sets_port_records_language_and_rules(tmp_path: Path) ->
         process.wait(timeout=15)
 
 
-def test_a_bad_config_file_is_refused_with_its_problems(tmp_path: Path) -> None:
+def test_a_bad_config_file_is_refused_with_its_problems(serve: Run, tmp_path: Path) -> None:
     config = tmp_path / "bad.toml"
     config.write_text('[server]\nport = 70000\n[table]\nrules = "poker"\n')
     r = serve("--config", str(config))
@@ -225,7 +219,7 @@ BAD_RECORDS = {
 
 
 @pytest.mark.parametrize("kind", sorted(BAD_RECORDS))
-def test_a_bad_records_file_is_one_line_and_exit_2(tmp_path: Path, kind: str) -> None:
+def test_a_bad_records_file_is_one_line_and_exit_2(serve: Run, tmp_path: Path, kind: str) -> None:
     path = BAD_RECORDS[kind](tmp_path / "yamscope.db")
     before = path.read_bytes()
     r = serve("--data", str(path), "--port", str(_free_port()), "--camera", "none", "--no-advice")
@@ -283,7 +277,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_a_damaged_records_file_is_refused_naming_the_backup(tmp_path: Path) -> None:
+def test_a_damaged_records_file_is_refused_naming_the_backup(serve: Run, tmp_path: Path) -> None:
     import sqlite3
 
     data = _records(tmp_path / "yamscope.db", games=40)
@@ -303,7 +297,7 @@ def test_a_damaged_records_file_is_refused_naming_the_backup(tmp_path: Path) -> 
     db.close()
 
 
-def test_a_damaged_records_file_without_a_backup_says_so(tmp_path: Path) -> None:
+def test_a_damaged_records_file_without_a_backup_says_so(serve: Run, tmp_path: Path) -> None:
     data = _records(tmp_path / "yamscope.db", games=40)
     _damage_a_middle_page(data)
     r = serve("--data", str(data), "--port", str(_free_port()), "--camera", "none", "--no-advice")
@@ -392,7 +386,9 @@ def test_a_pin_on_the_command_line_is_warned_about(tmp_path: Path) -> None:
     ("content", "said"),
     [(None, "no such file"), ("12\n", "server.pin: must be 4 to 8 digits"), ("", "server.pin")],
 )
-def test_a_bad_pin_file_is_one_line(tmp_path: Path, content: str | None, said: str) -> None:
+def test_a_bad_pin_file_is_one_line(
+    serve: Run, tmp_path: Path, content: str | None, said: str
+) -> None:
     pin_file = tmp_path / "pin"
     if content is not None:
         pin_file.write_text(content)

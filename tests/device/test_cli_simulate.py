@@ -2,29 +2,20 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+if TYPE_CHECKING:
+    from conftest import Run
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run(
-        [sys.executable, "-m", "device.cli", "simulate", "--quiet", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+@pytest.fixture(scope="module")
+def simulate(run: Run) -> Run:
+    """``yamscope simulate --quiet ARGS``."""
+    return lambda *args, **how: run("simulate", "--quiet", *args, **{"timeout": 120, **how})
 
 
 def table_rows(stdout: str) -> dict[str, list[float]]:
@@ -37,8 +28,8 @@ def table_rows(stdout: str) -> dict[str, list[float]]:
 
 
 @pytest.mark.parametrize("rules", ["impossible", "yams", "yahtzee", "cameroun"])
-def test_prints_mean_spread_and_histogram(rules: str) -> None:
-    done = run("--rules", rules, "--players", "facile,facile", "--games", "6", "--seed", "3")
+def test_prints_mean_spread_and_histogram(simulate: Run, rules: str) -> None:
+    done = simulate("--rules", rules, "--players", "facile,facile", "--games", "6", "--seed", "3")
     assert done.returncode == 0, done.stderr
     rows = table_rows(done.stdout)
     assert set(rows) == {"facile1", "facile2"}
@@ -51,17 +42,17 @@ def test_prints_mean_spread_and_histogram(rules: str) -> None:
     assert sum(counts) == 12
 
 
-def test_same_seed_same_games_other_seed_other_games() -> None:
-    a = run("--rules", "yams", "--games", "5", "--seed", "1").stdout
-    b = run("--rules", "yams", "--games", "5", "--seed", "1").stdout
-    c = run("--rules", "yams", "--games", "5", "--seed", "2").stdout
+def test_same_seed_same_games_other_seed_other_games(simulate: Run) -> None:
+    a = simulate("--rules", "yams", "--games", "5", "--seed", "1").stdout
+    b = simulate("--rules", "yams", "--games", "5", "--seed", "1").stdout
+    c = simulate("--rules", "yams", "--games", "5", "--seed", "2").stdout
     assert a == b
     assert table_rows(a) != table_rows(c)
 
 
-def test_plot_writes_a_png(tmp_path: Path) -> None:
+def test_plot_writes_a_png(simulate: Run, tmp_path: Path) -> None:
     png = tmp_path / "scores.png"
-    done = run("--rules", "yams", "--games", "10", "--plot", str(png))
+    done = simulate("--rules", "yams", "--games", "10", "--plot", str(png))
     assert done.returncode == 0, done.stderr
     image = cv2.imread(str(png))
     assert image is not None and image.shape == (520, 900, 3)
@@ -79,20 +70,17 @@ def test_plot_writes_a_png(tmp_path: Path) -> None:
         ["--rules", "yams", "--games", "2", "--plot", "/nonexistent/dir/x.png"],
     ],
 )
-def test_bad_input_one_line_on_stderr(args: list[str]) -> None:
-    done = run(*args)
+def test_bad_input_one_line_on_stderr(simulate: Run, args: list[str]) -> None:
+    done = simulate(*args)
     assert done.returncode != 0
     assert done.stderr.strip().count("\n") == 0 and done.stderr.strip()
 
 
 @pytest.mark.parametrize("rules", ["impossible", "cameroun"])
-def test_difficile_beats_facile(rules: str, tmp_path: Path) -> None:
-    env_cache = {"YAMSCOPE_CACHE_DIR": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-m", "device.cli", "simulate", "--quiet", "--rules", rules,
-         "--players", "difficile,facile", "--games", "6", "--seed", "5"],
-        capture_output=True, text=True, encoding="utf-8", cwd=ROOT,
-        env={**os.environ, **env_cache}, timeout=300, check=False,
+def test_difficile_beats_facile(simulate: Run, rules: str, tmp_path: Path) -> None:
+    done = simulate(
+        "--rules", rules, "--players", "difficile,facile", "--games", "6", "--seed", "5",
+        env={"YAMSCOPE_CACHE_DIR": str(tmp_path)}, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     rows = table_rows(done.stdout)

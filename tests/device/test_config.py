@@ -4,9 +4,8 @@ TOML it writes back, and ``yamscope validate-config``."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 import pytest
@@ -24,6 +23,9 @@ from device.config import (
     load_config,
     parse_camera_source,
 )
+
+if TYPE_CHECKING:
+    from conftest import Run
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTIONS: list[type[BaseModel]] = [Config, Server, Storage, Camera, Table, Advisor]
@@ -186,12 +188,9 @@ def test_a_fifo_or_a_device_is_not_read_as_a_configuration(tmp_path: Path) -> No
         assert caught.value.problems == ["is not a regular file"]
 
 
-def test_validate_config_on_a_nested_file_is_one_line(tmp_path: Path) -> None:
+def test_validate_config_on_a_nested_file_is_one_line(run: Run, tmp_path: Path) -> None:
     path = write(tmp_path, "x = " + "[" * 3000 + "]" * 3000)
-    r = subprocess.run(
-        [sys.executable, "-m", "device.cli", "validate-config", str(path)],
-        capture_output=True, text=True, cwd=ROOT, timeout=60, check=False,
-    )  # fmt: skip
+    r = run("validate-config", str(path), timeout=60)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "too deeply" in r.stderr
 
 
@@ -408,27 +407,16 @@ def test_cli_missing_file_and_bad_usage_exit_2(
     assert "not both" in capsys.readouterr().err
 
 
-def test_cli_print_defaults_as_the_installed_command(tmp_path: Path) -> None:
+def test_cli_print_defaults_as_the_installed_command(run: Run, tmp_path: Path) -> None:
     """The real entry point in a subprocess: what deploy/ runs to make the example."""
-    run = subprocess.run(
-        [sys.executable, "-m", "device.cli", "validate-config", "--print-defaults"],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if not k.startswith("XDG_")},
+    printed = run(
+        "validate-config",
+        "--print-defaults",
+        env={k: None for k in os.environ if k.startswith("XDG_")},
         timeout=60,
-        check=False,
     )
-    assert run.returncode == 0, run.stderr
-    assert run.stdout == Config().to_toml()
-    path = write(tmp_path, run.stdout)
-    check = subprocess.run(
-        [sys.executable, "-m", "device.cli", "validate-config", str(path)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=60,
-        check=False,
-    )
+    assert printed.returncode == 0, printed.stderr
+    assert printed.stdout == Config().to_toml()
+    path = write(tmp_path, printed.stdout)
+    check = run("validate-config", str(path), timeout=60)
     assert (check.returncode, check.stdout) == (0, f"{path}: valid\n  every value is the default\n")

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
+import pytest
 
 from device.corrections import export_corrections
 from device.store import Store
 from device.table import TableSession
 from vision.reading import ReadDie, Reading
 
-ROOT = Path(__file__).resolve().parents[2]
+if TYPE_CHECKING:
+    from conftest import Run
 
 
 def png(shade: int) -> bytes:
@@ -40,7 +41,7 @@ IMPOSSIBLE = [
 ]  # fmt: skip
 
 
-def test_corrected_dice_are_exported_with_their_crop_and_label(tmp_path: Path) -> None:
+def test_corrected_dice_are_exported_with_their_crop_and_label(run: Run, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     session = TableSession(Store(db), rng=random.Random(1), cache_dir=tmp_path, advice=False)
     session.new_game("impossible", None, ["Ana"])
@@ -50,11 +51,7 @@ def test_corrected_dice_are_exported_with_their_crop_and_label(tmp_path: Path) -
     session.close()
 
     out = tmp_path / "corrections"
-    r = subprocess.run(
-        [sys.executable, "-m", "device.cli", "export-corrections", "--data", str(db),
-         "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT, check=False,
-    )  # fmt: skip
+    r = run("export-corrections", "--data", str(db), "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "1 corrected dice written" in r.stdout
     (row,) = [json.loads(line) for line in (out / "labels.jsonl").read_text().splitlines()]
@@ -68,12 +65,10 @@ def test_corrected_dice_are_exported_with_their_crop_and_label(tmp_path: Path) -
     assert sorted(p.name for p in out.iterdir()) == sorted([row["file"], "labels.jsonl"])
 
 
-def test_a_missing_records_file_is_one_clear_error(tmp_path: Path) -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "device.cli", "export-corrections", "--data",
-         str(tmp_path / "none.db"), "--out", str(tmp_path / "out")],
-        capture_output=True, text=True, cwd=ROOT, check=False,
-    )  # fmt: skip
+def test_a_missing_records_file_is_one_clear_error(run: Run, tmp_path: Path) -> None:
+    r = run(
+        "export-corrections", "--data", str(tmp_path / "none.db"), "--out", str(tmp_path / "out")
+    )
     assert r.returncode == 2
     assert r.stderr.count("\n") == 1 and "no records file" in r.stderr
     assert not (tmp_path / "out").exists()
@@ -87,15 +82,13 @@ def _one_correction(db: Path, tmp_path: Path) -> None:
     session.close()
 
 
-def _export(db: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "device.cli", "export-corrections", "--data", str(db),
-         "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT, check=False,
-    )  # fmt: skip
+@pytest.fixture
+def export(run: Run) -> Run:
+    """``yamscope export-corrections`` of the records ``db`` into ``out``."""
+    return lambda db, out: run("export-corrections", "--data", str(db), "--out", str(out))
 
 
-def test_files_already_in_the_folder_are_left_alone(tmp_path: Path) -> None:
+def test_files_already_in_the_folder_are_left_alone(export: Run, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     _one_correction(db, tmp_path)
     out = tmp_path / "photos"
@@ -104,7 +97,7 @@ def test_files_already_in_the_folder_are_left_alone(tmp_path: Path) -> None:
     for name, data in mine.items():
         (out / name).write_bytes(data)
     for _ in range(2):  # the second export replaces only what the first one wrote
-        r = _export(db, out)
+        r = export(db, out)
         assert r.returncode == 0, r.stderr
         for name, data in mine.items():
             assert (out / name).read_bytes() == data, name
@@ -112,21 +105,23 @@ def test_files_already_in_the_folder_are_left_alone(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == sorted([*mine, *written, "labels.jsonl"])
 
 
-def test_an_export_that_would_overwrite_a_file_of_its_own_name_is_refused(tmp_path: Path) -> None:
+def test_an_export_that_would_overwrite_a_file_of_its_own_name_is_refused(
+    export: Run, tmp_path: Path
+) -> None:
     db = tmp_path / "t.db"
     _one_correction(db, tmp_path)
     first = tmp_path / "first"
-    assert _export(db, first).returncode == 0
+    assert export(db, first).returncode == 0
     (name,) = [p.name for p in first.glob("*.png")]
     out = tmp_path / "photos"
     out.mkdir()
     (out / name).write_bytes(b"someone else's picture")
-    r = _export(db, out)
+    r = export(db, out)
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and name in r.stderr, r.stderr
     assert (out / name).read_bytes() == b"someone else's picture"
     assert sorted(p.name for p in out.iterdir()) == [name]  # nothing written
     (out / "labels.jsonl").write_text("my own list\n")  # a labels file that is not ours
     (out / name).unlink()
-    r = _export(db, out)
+    r = export(db, out)
     assert r.returncode == 2 and "was not written by an export" in r.stderr
     assert (out / "labels.jsonl").read_text() == "my own list\n"

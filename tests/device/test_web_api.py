@@ -17,8 +17,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from device.listeners import MAX_LISTENERS, Listener, TooManyListeners
 from device.store import Store, StoreError
-from device.table import MAX_LISTENERS, Listener, TableSession, TooManyListeners
+from device.table import TableSession
 from device.web import MAX_BODY, create_app
 from scoring.entries import RulesError
 

@@ -117,7 +117,7 @@ def test_common_pins(pin: str, common: bool) -> None:
 
 # -- 2: streams and connections ----------------------------------------------------------------
 def test_one_address_cannot_take_every_stream(session: TableSession) -> None:
-    from device.table import PER_CLIENT_LISTENERS
+    from device.listeners import PER_CLIENT_LISTENERS
 
     client = create_app(session).test_client()
     streams = []

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from models import photos, synth_crops
+from models.common import photos
+from models.dieface import synth_crops
 
 # pip positions on a unit face, per value
 PIPS = {

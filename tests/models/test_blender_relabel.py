@@ -12,7 +12,7 @@ import pytest
 
 from models.blender import GENERATOR, relabel
 from models.blender.scene import draw_setup
-from models.datasets import DatasetError
+from models.common.datasets import DatasetError
 from models.synth.dataset import die_label
 from models.synth.layout import random_specs
 

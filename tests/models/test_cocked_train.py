@@ -13,22 +13,23 @@ import numpy as np
 import pytest
 import torch
 
-from models import cocked_train, synth_crops
-from models.cocked_net import CockedNet, augment
-from models.cocked_train import (
-    Config,
-    best_threshold,
-    export,
-    fit,
+from models.cocked import crops as cocked_crops
+from models.cocked import export as cocked_export
+from models.cocked import train as cocked_train
+from models.cocked.crops import (
     load_crops,
     rendered_crops,
     scene_crops,
     with_cocked_share,
     with_rendered,
 )
-from models.datasets import DatasetError, open_dataset
-from models.net import DieFaceNet
-from models.scene_crops import VALID_EVERY
+from models.cocked.export import export
+from models.cocked.net import CockedNet, augment
+from models.cocked.train import Config, best_threshold, fit
+from models.common.datasets import DatasetError, open_dataset
+from models.dieface import synth_crops
+from models.dieface.net import DieFaceNet
+from models.dieface.scene_crops import VALID_EVERY
 from models.synth.dataset import write_dataset
 from vision.calibration import focal_widths
 from vision.cocked import DEFAULT_COCKED_MODEL, CockedReader
@@ -51,13 +52,13 @@ def test_scene_crops_are_seeded_and_labelled(few: synth_crops.CropSet) -> None:
     assert set(np.unique(few.labels["cocked"])) <= {0, 1}
     slants = few.labels["slant"]  # a narrow camera sees 11-21° off axis at most, a wide one 37°
     assert slants.dtype == np.float32 and slants.min() >= 0 and slants.max() < 1.0
-    assert len(few) % cocked_train.CUTS == 0  # every die cut the same number of times
+    assert len(few) % cocked_crops.CUTS == 0  # every die cut the same number of times
 
 
 def test_crops_are_cached_apart_from_the_die_face_ones(synth_cache: Path) -> None:
     crops = load_crops(5, 2, workers=1, progress=False)
     folders = sorted(p.name for p in synth_cache.iterdir())
-    assert len(folders) == 1 and folders[0].startswith(cocked_train.RECIPE + "-wide0.5-seed5-")
+    assert len(folders) == 1 and folders[0].startswith(cocked_crops.RECIPE + "-wide0.5-seed5-")
     assert np.array_equal(load_crops(5, 2, workers=1, progress=False).images, crops.images)
 
 
@@ -65,8 +66,8 @@ def test_a_share_of_wide_camera_scenes_is_cached_apart(synth_cache: Path) -> Non
     narrow = load_crops(5, 1, workers=1, progress=False, wide_share=0.0)
     wide = load_crops(5, 1, workers=1, progress=False, wide_share=1.0)
     assert sorted(p.name.split("-seed")[0] for p in synth_cache.iterdir()) == [
-        cocked_train.RECIPE + "-wide0",
-        cocked_train.RECIPE + "-wide1",
+        cocked_crops.RECIPE + "-wide0",
+        cocked_crops.RECIPE + "-wide1",
     ]
     assert len(wide) == len(narrow) and not np.array_equal(wide.images, narrow.images)
     # the same die is seen more slanted by the wider camera
@@ -137,7 +138,7 @@ def test_rare_cocked_dice_are_repeated_to_the_synthetic_share(few: synth_crops.C
     balanced = with_cocked_share(rare)
     assert np.array_equal(balanced.images[: len(rare)], rare.images)  # every crop still once
     share = balanced.labels["cocked"].mean()
-    assert abs(share - cocked_train.COCKED_SHARE) < 0.03
+    assert abs(share - cocked_crops.COCKED_SHARE) < 0.03
     assert (balanced.labels["cocked"] == 0).sum() == len(rare) - 3  # flat ones not repeated
     # already common enough, or none at all: as they are
     plenty = synth_crops.CropSet(
@@ -164,7 +165,7 @@ def test_the_card_names_the_rendered_folders(tmp_path: Path, rendered: Path) -> 
         "minutes": 0,
     }
     (run / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
-    info = cocked_train.card(DEFAULT_COCKED_MODEL, CockedNet(), run)
+    info = cocked_export.card(DEFAULT_COCKED_MODEL, CockedNet(), run)
     assert f"--rendered {rendered} " in info["metrics"]["reproduce"]["train"]
     assert info["training"]["rendered"][0]["folder"] == str(rendered)
     assert info["training"]["rendered"][0]["scenes"] == VALID_EVERY + 1
@@ -224,7 +225,7 @@ def test_a_fine_tune_starts_from_the_whole_cocked_net(
     cfg = Config(scenes=4, valid_scenes=4, epochs=1, batch_size=16, threads=1)
     summary = fit(few, few, tmp_path / "run", cfg, progress=False, weights=tmp_path / "cocked.pt")
     assert summary["weights"] == str(tmp_path / "cocked.pt")  # the card names where it began
-    info = cocked_train.card(DEFAULT_COCKED_MODEL, CockedNet(), tmp_path / "run")
+    info = cocked_export.card(DEFAULT_COCKED_MODEL, CockedNet(), tmp_path / "run")
     assert f"--weights {tmp_path / 'cocked.pt'} " in info["metrics"]["reproduce"]["train"]
     assert info["training"]["fine_tuned_from"] == str(tmp_path / "cocked.pt")
 
@@ -280,7 +281,7 @@ def _exported(tmp_path: Path, size: int = 64) -> tuple[CockedNet, Path]:
             if isinstance(module, torch.nn.BatchNorm2d):
                 module.weight.uniform_(0.5, 1.5)
     path = tmp_path / "cocked.onnx"
-    cocked_train.export_onnx(model.eval(), path, size)
+    cocked_export.export_onnx(model.eval(), path, size)
     return model, path
 
 

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from models.detector_net import DiceNet, detector_loss, make_targets
-from models.detector_train import augment, batch, match, scene_boxes, synth_frame
+from models.detector.data import augment, batch, scene_boxes, synth_frame
+from models.detector.net import DiceNet, detector_loss, make_targets
+from models.detector.train import match
 from vision.detect import DiceFinder, decode, letterbox
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
@@ -70,7 +71,7 @@ def test_decode_turns_a_known_peak_into_a_box_in_frame_pixels():
 
 
 def test_exported_untrained_model_runs_in_frame_coordinates(tmp_path):
-    from models.detector_export import export_onnx, max_difference
+    from models.detector.export import export_onnx, max_difference
 
     torch.manual_seed(0)
     model = DiceNet().eval()
@@ -101,8 +102,8 @@ def found_fraction_synthetic() -> float:
 def found_fraction_rune55() -> float:
     import cv2
 
-    from models.detector_eval import photo_boxes
-    from models.photos import split_photos
+    from models.common.photos import split_photos
+    from models.detector.eval import photo_boxes
 
     finder = DiceFinder(SHIPPED)
     tp = total = 0
@@ -135,8 +136,8 @@ def test_shipped_model_finds_most_dice_in_rune55_test_photos():
 
 
 def test_rendered_scenes_are_letterboxed_split_and_drawn_into_batches(tmp_path: Path):
-    from models.detector_train import Set, _pack, draw_batch, load_scenes
-    from models.scene_crops import VALID_EVERY
+    from models.detector.data import Set, _pack, draw_batch, load_scenes
+    from models.dieface.scene_crops import VALID_EVERY
     from models.synth.dataset import write_dataset
 
     folder = tmp_path / "scenes"
@@ -159,7 +160,7 @@ def test_rendered_scenes_are_letterboxed_split_and_drawn_into_batches(tmp_path: 
 
 
 def test_the_card_names_rendered_scenes_only_when_they_were_trained_on(tmp_path: Path):
-    from models.detector_export import card
+    from models.detector.export import card
 
     path = tmp_path / "m.onnx"
     path.write_bytes(b"x")

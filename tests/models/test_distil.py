@@ -19,11 +19,11 @@ except ImportError as exc:  # a clear failure, not a skip: CI must install the t
     raise ImportError("tests/models/test_distil.py needs: pip install -e '.[dev,train]'") from exc
 
 from device.cli import main as cli
-from models import spec, synth_crops
-from models.distil import distillation_loss, from_onnx, slimmed
-from models.export import export_onnx
-from models.net import DieFaceNet, normalise
-from models.train import TrainConfig, fit, load_model, train_step
+from models.dieface import spec, synth_crops
+from models.dieface.distil import distillation_loss, from_onnx, slimmed
+from models.dieface.export import export_onnx
+from models.dieface.net import DieFaceNet, normalise
+from models.dieface.train import TrainConfig, fit, load_model, train_step
 from vision.faces import DEFAULT_MODEL
 from vision.model_check import check_path
 

@@ -1,5 +1,5 @@
-"""Scoring the whole reading pipeline on labelled photos (models.evaluate_scenes,
-models.datasets, `yamscope evaluate`): the matching and the metrics on hand-made readings,
+"""Scoring the whole reading pipeline on labelled photos (models.common.evaluate_scenes,
+models.common.datasets, `yamscope evaluate`): the matching and the metrics on hand-made readings,
 then real runs on a tiny synthetic set and two Rune55 photos."""
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 from device.cli import main
-from models.datasets import DatasetError, TrueDie, open_dataset
-from models.evaluate_scenes import Tally, evaluate, match, match_iou, silent_line
-from models.photos import default_root
+from models.common.datasets import DatasetError, TrueDie, open_dataset
+from models.common.evaluate_scenes import Tally, evaluate
+from models.common.matching import match, match_iou
+from models.common.photos import default_root
+from models.common.report import silent_line
 from models.synth.dataset import write_dataset
 from vision.reading import ReadDie, Reading
 
@@ -244,7 +246,7 @@ def test_a_synthetic_set_is_read_calibrated_on_its_empty_trays(scenes: Path) -> 
 def test_each_tray_is_calibrated_with_its_cameras_field_of_view(scenes: Path) -> None:
     """The drawn camera's, as its owner would tell `yamscope calibrate`; --field-of-view
     overrides it (to measure a wrong setting)."""
-    from models.evaluate_scenes import tray_calibration
+    from models.common.evaluate_scenes import tray_calibration
     from models.synth import Tray
 
     photo = open_dataset(scenes).load(0)

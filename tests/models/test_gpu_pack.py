@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from models.datasets import DatasetError, open_dataset
+from models.common.datasets import DatasetError, open_dataset
 from models.gpu.pack import jpegs, pack_scenes
 from models.gpu.unpack import decode, unpack_scenes
 from models.synth.dataset import write_dataset

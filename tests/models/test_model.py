@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models import evaluate, spec, synth_crops
+from models.dieface import evaluate, spec, synth_crops
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 SAMPLE = Path(__file__).parent / "data" / "d6-test-sample.npz"

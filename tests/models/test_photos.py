@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models import photos
-from models.photos import Box, crop_die, parse_labels, source_name
+from models.common import photos
+from models.common.photos import Box, crop_die, parse_labels, source_name
 
 
 def test_source_name_is_the_part_before_rf() -> None:

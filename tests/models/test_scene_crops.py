@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models import spec
-from models.datasets import DatasetError
-from models.scene_crops import UNKNOWN, VALID_EVERY, folder_crops, folders_crops
+from models.common.datasets import DatasetError
+from models.dieface import spec
+from models.dieface.scene_crops import UNKNOWN, VALID_EVERY, folder_crops, folders_crops
 from models.synth.dataset import write_dataset
 
 

@@ -10,10 +10,10 @@ import cv2
 import numpy as np
 import pytest
 
-from models import spec, synth_crops
-from models.corrections import load_corrections
+from models.dieface import spec, synth_crops
+from models.dieface.corrections import load_corrections
+from models.dieface.synth_crops import jitter_box, load_synthetic, overhead_crops, scene_crops
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
-from models.synth_crops import jitter_box, load_synthetic, overhead_crops, scene_crops
 from vision.perspective import top_face_box
 
 

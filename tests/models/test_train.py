@@ -25,10 +25,11 @@ except ImportError as exc:  # a clear failure, not a skip: CI must install the t
     raise ImportError("tests/models/test_train.py needs: pip install -e '.[dev,train]'") from exc
 
 from device.cli import main as cli
-from models import evaluate, export, photos, spec, synth_crops
-from models.export import export_onnx, max_logit_difference
-from models.net import DieFaceNet, count_parameters, normalise
-from models.train import (
+from models.common import photos
+from models.dieface import evaluate, export, spec, synth_crops
+from models.dieface.export import export_onnx, max_logit_difference
+from models.dieface.net import DieFaceNet, count_parameters, normalise
+from models.dieface.train import (
     UNKNOWN,
     TrainConfig,
     augment,
@@ -235,7 +236,7 @@ def test_an_exported_model_is_exported_again_with_what_its_card_said(tmp_path: P
     assert _int8_weights(tmp_path / "again.onnx") == []
     assert made["training"] == {"epochs": 3} and made["parameters"] == 123
     assert made["train_command"] == ["yamscope train --out somewhere"]
-    assert made["export_command"] == f"python -m models.export --onnx {shipped}"
+    assert made["export_command"] == f"python -m models.dieface.export --onnx {shipped}"
     assert "multiplied out of the int8 file" in made["exported_again_from"]
     # once more, from the float copy: its history is kept
     old |= {"weights": "float32", "export": old["export"] | {"exported_again_from": "FIRST"}}
@@ -315,7 +316,7 @@ def test_cli_train_cuts_overhead_crops_from_wide_and_narrow_cameras_when_asked(
 def test_cli_train_repeats_rune55_crops_when_asked(
     synthetic_rune55: Path, synth_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from models.photos import load_splits
+    from models.common.photos import load_splits
 
     args = ["train", "--data", str(synthetic_rune55), "--threads", "1", "--synthetic", "2"]
     args += ["--workers", "1", "--quiet", "--epochs", "1"]
@@ -409,7 +410,7 @@ def test_cli_fine_tunes_from_a_corrections_folder(
 def test_the_budget_ends_a_run_by_steps_or_by_time() -> None:
     import time
 
-    from models.train import Budget, _schedule
+    from models.dieface.train import Budget, _schedule
 
     steps = Budget(100)
     assert steps.progress(50) == 0.5 and not steps.spent()

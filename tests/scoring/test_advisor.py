@@ -14,10 +14,10 @@ import pytest
 
 from scoring.advisor import UnsupportedRulebook, advise, forget, solve
 from scoring.advisor import cache as advisor_cache
-from scoring.advisor import strategy as strategy_module
-from scoring.advisor.states import upper_reach
-from scoring.advisor.tables import build_tables
-from scoring.advisor.widget import values_of, widget
+from scoring.advisor.five_dice import strategy as strategy_module
+from scoring.advisor.five_dice.states import upper_reach
+from scoring.advisor.five_dice.tables import build_tables
+from scoring.advisor.five_dice.widget import values_of, widget
 from scoring.dice import Die
 from scoring.entries import RulesError
 from scoring.rulebooks import get_rulebook

@@ -7,12 +7,11 @@ import random
 import numpy as np
 import pytest
 
-from scoring.advisor import cameroun as cam
-from scoring.advisor import cameroun_model as model
-from scoring.advisor import cameroun_tables as tables
-from scoring.advisor.cameroun import Difficile, advise, best_announce, best_box, best_keep
-from scoring.advisor.cameroun_dice import dice, positions
-from scoring.advisor.cameroun_odds import figure_odds
+from scoring.advisor.cameroun import advisor as cam
+from scoring.advisor.cameroun import model, tables
+from scoring.advisor.cameroun.advisor import Difficile, advise, best_announce, best_box, best_keep
+from scoring.advisor.cameroun.dice import dice, positions
+from scoring.advisor.cameroun.odds import figure_odds
 from scoring.computer import Facile
 from scoring.dice import Die
 from scoring.game import Game

@@ -9,9 +9,9 @@ import statistics
 import numpy as np
 import pytest
 
-from scoring.advisor.impossible import Advisor, Difficile, _pick, advise, tables_for
-from scoring.advisor.impossible_tables import multisets
-from scoring.advisor.impossible_values import BOX_VALUES, Outlook
+from scoring.advisor.impossible.advisor import Advisor, Difficile, _pick, advise, tables_for
+from scoring.advisor.impossible.tables import multisets
+from scoring.advisor.impossible.values import BOX_VALUES, Outlook
 from scoring.computer import IMPOSSIBLE_SET, Facile
 from scoring.dice import Die, parse_dice
 from scoring.game import Game

@@ -4,32 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import pytest
 from drawn_dice import draw_die, felt
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str, data: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    if data is not None:
-        env["YAMSCOPE_DATA_DIR"] = str(data)
-    return subprocess.run(
-        [sys.executable, "-m", "device.cli", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=ROOT,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+if TYPE_CHECKING:
+    from conftest import Run
 
 
 def photo(path: Path, values: tuple[int, ...]) -> Path:
@@ -40,7 +23,7 @@ def photo(path: Path, values: tuple[int, ...]) -> Path:
     return path
 
 
-def test_recognise_json_lines_and_a_bad_image(tmp_path: Path) -> None:
+def test_recognise_json_lines_and_a_bad_image(run: Run, tmp_path: Path) -> None:
     good = photo(tmp_path / "two.png", (3, 5))
     bad = tmp_path / "broken.jpg"
     bad.write_bytes(b"")
@@ -59,7 +42,7 @@ def test_recognise_json_lines_and_a_bad_image(tmp_path: Path) -> None:
     assert str(bad) in result.stderr and "empty file" in result.stderr
 
 
-def test_recognise_readable_lines(tmp_path: Path) -> None:
+def test_recognise_readable_lines(run: Run, tmp_path: Path) -> None:
     good = photo(tmp_path / "two.png", (3, 5))
     result = run("recognise", str(good))
     assert result.returncode == 0, result.stderr
@@ -67,10 +50,10 @@ def test_recognise_readable_lines(tmp_path: Path) -> None:
     assert "(2 dice," in result.stdout
 
 
-def test_calibrate_writes_the_file_and_the_drawing(tmp_path: Path) -> None:
+def test_calibrate_writes_the_file_and_the_drawing(run: Run, tmp_path: Path) -> None:
     image = tmp_path / "empty.png"
     cv2.imwrite(str(image), felt(seed=3))
-    result = run("calibrate", str(image), data=tmp_path / "data")
+    result = run("calibrate", str(image), env={"YAMSCOPE_DATA_DIR": str(tmp_path / "data")})
     assert result.returncode == 0, result.stderr
     written = tmp_path / "data" / "calibration.json"
     assert json.loads(written.read_text(encoding="utf-8"))["format"] == "yamscope-calibration"
@@ -86,7 +69,7 @@ def test_calibrate_writes_the_file_and_the_drawing(tmp_path: Path) -> None:
     assert "no such calibration file" in missing.stderr
 
 
-def test_calibrate_says_where_it_sees_dice(tmp_path: Path) -> None:
+def test_calibrate_says_where_it_sees_dice(run: Run, tmp_path: Path) -> None:
     """Dice in the calibration photo give the die size; on what should be an empty tray
     they would be spots read as dice in every throw, so their places are said."""
     result = run(
@@ -98,7 +81,7 @@ def test_calibrate_says_where_it_sees_dice(tmp_path: Path) -> None:
     assert "must come out" in line and "will not be read as a die" in line
 
 
-def test_calibrate_is_told_the_cameras_field_of_view(tmp_path: Path) -> None:
+def test_calibrate_is_told_the_cameras_field_of_view(run: Run, tmp_path: Path) -> None:
     image = tmp_path / "empty.png"
     cv2.imwrite(str(image), felt(seed=3))
     out = tmp_path / "wide.json"
@@ -148,35 +131,40 @@ def fifo(path: Path) -> Path:
     ids=["dev-zero", "fifo", "huge-png"],
 )
 def test_a_file_no_photo_could_be_is_one_line_and_the_others_are_read(
-    tmp_path: Path, make: Any, said: str
+    run: Run, tmp_path: Path, make: Any, said: str
 ) -> None:
     bad = make(tmp_path)
     good = photo(tmp_path / "one.png", (6,))
-    result = subprocess.run(
-        [sys.executable, "-m", "device.cli", "recognise", "--kind", "d6", str(bad), str(good)],
-        capture_output=True, text=True, cwd=ROOT, timeout=60, check=False,
-    )  # fmt: skip
+    result = run("recognise", "--kind", "d6", str(bad), str(good), timeout=60)
     assert result.returncode == 1
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
     assert str(bad) in result.stderr and said in result.stderr
     assert result.stdout.startswith(f"{good}: 6")  # the photo after it is still read
 
 
-def test_calibrate_never_silently_replaces_the_appliances_calibration(tmp_path: Path) -> None:
+def test_calibrate_never_silently_replaces_the_appliances_calibration(
+    run: Run, tmp_path: Path
+) -> None:
     image = tmp_path / "empty.png"
     cv2.imwrite(str(image), felt(seed=3))
     data = tmp_path / "data"
     live = data / "calibration.json"
     data.mkdir()
     live.write_text("the table's own", encoding="utf-8")
-    refused = run("calibrate", str(image), data=data)
+    refused = run("calibrate", str(image), env={"YAMSCOPE_DATA_DIR": str(data)})
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1
     assert "--force" in refused.stderr and "--out" in refused.stderr
     assert live.read_text(encoding="utf-8") == "the table's own"
     assert not (data / "calibration.png").exists()
-    other = run("calibrate", str(image), "--out", str(tmp_path / "other.json"), data=data)
+    other = run(
+        "calibrate",
+        str(image),
+        "--out",
+        str(tmp_path / "other.json"),
+        env={"YAMSCOPE_DATA_DIR": str(data)},
+    )
     assert other.returncode == 0, other.stderr
     assert live.read_text(encoding="utf-8") == "the table's own"
-    forced = run("calibrate", str(image), "--force", data=data)
+    forced = run("calibrate", str(image), "--force", env={"YAMSCOPE_DATA_DIR": str(data)})
     assert forced.returncode == 0, forced.stderr
     assert json.loads(live.read_text(encoding="utf-8"))["format"] == "yamscope-calibration"

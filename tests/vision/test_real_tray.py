@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from drawn_dice import RUNE55
 
-from models.evaluate_scenes import iou
+from models.common.matching import iou
 from vision.calibration import Calibration, calibrate
 from vision.images import load_image
 from vision.recognise import Recogniser, dice_seen
@@ -126,8 +126,8 @@ def test_every_real_die_is_found_once_and_nothing_else_at_either_resolution(
     since, and the tray lies a little turned (about 2°, 20 px). Each specks and each
     spot the empty photo showed is no die; read also at the camera's full resolution from
     the same calibration."""
-    from models.datasets import open_dataset
-    from models.evaluate_scenes import evaluate
+    from models.common.datasets import open_dataset
+    from models.common.evaluate_scenes import evaluate
 
     dataset = open_dataset(refs, LABELS)
     tally, _ = evaluate(dataset, calibration=tray, resize=size, progress=False)

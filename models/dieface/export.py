@@ -1,0 +1,461 @@
+"""Export trained weights to ``models/dieface.onnx`` and write its card ``models/dieface.json``.
+
+The appliance runs the model through onnxruntime, never torch, so the export is only trusted
+once both give the same logits on the same inputs (:func:`max_logit_difference`). An int8
+copy (onnxruntime static quantisation, calibrated on real and synthetic crops) is measured
+too and shipped only if it reads as well (every metric within 0.2 %) and runs faster. The card
+holds everything a runtime needs to feed the model (crop, size, channels, normalisation, one
+entry per head) and what a reader needs to trust it (training data with its credit, metrics
+per set with the command that reproduces each).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import torch
+from onnx import helper
+
+from models.common import photos
+from models.dieface import evaluate, spec, synth_crops
+from models.dieface.int8 import dequantise, int8_verdict, quantise
+from models.dieface.net import count_parameters, normalise, to_bgr
+from models.dieface.sample import balanced_sample
+from models.dieface.scene_crops import describe_folders
+from models.dieface.train import load_model
+from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
+from vision.faces import FaceReader
+from vision.model_check import write_check
+
+MODELS_DIR = Path(__file__).resolve().parents[1]
+ONNX_PATH = MODELS_DIR / "dieface.onnx"
+RUNE55_CREDIT = (
+    "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), "
+    "CC BY 4.0, via github.com/N3VERS4YDIE/dice-recognition"
+)
+# The check crops written beside the model (vision/model_check.py): real d6 of each face and
+# synthetic dice of every look, so that every head is compared.
+CHECK_PER_FACE = 3
+CHECK_SYNTHETIC = 12
+
+
+def export_onnx(model: torch.nn.Module, path: Path, opset: int = spec.OPSET) -> None:
+    """Write the model as ONNX, one output per head named after its attribute, with a free
+    batch size (the runtime sends all dice at once).
+
+    The TorchScript exporter is used: it needs only the ``onnx`` package, not onnxscript, and
+    gives a plain, small graph (batch norms folded into the convs) for a CNN this simple.
+    """
+    model.eval()
+    dummy = torch.zeros(1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE)
+    names = list(spec.HEADS)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with warnings.catch_warnings():  # the legacy exporter warns on every call; it is chosen
+        warnings.simplefilter("ignore", DeprecationWarning)
+        torch.onnx.export(
+            model,
+            (dummy,),
+            str(path),
+            dynamo=False,
+            opset_version=opset,
+            input_names=[spec.INPUT_NAME],
+            output_names=names,
+            dynamic_axes={name: {0: "batch"} for name in [spec.INPUT_NAME, *names]},
+        )
+    with_features(path)
+
+
+FEATURES = "features"  # the pooled features every head reads: what a table's enrolment fits
+
+
+def with_features(path: Path) -> int:
+    """Add to an exported die-face model the output ``features``: the pooled features its
+    value head reads (vision/enrolment.py fits a table's own head on them). The heads'
+    outputs are unchanged. Returns the features' size; ValueError when the model has no
+    value head."""
+
+    model = onnx.load(str(path))
+    graph = model.graph
+    for output in [o for o in graph.output if o.name == FEATURES]:
+        graph.output.remove(output)
+    for node in [n for n in graph.node if n.name == FEATURES]:
+        graph.node.remove(node)
+    value = next((n for n in graph.node if n.op_type == "Gemm" and "value" in n.name), None)
+    if value is None:
+        raise ValueError(f"{path}: no value head to read the features of")
+    graph.node.append(helper.make_node("Identity", [value.input[0]], [FEATURES], name=FEATURES))
+    graph.output.append(
+        helper.make_tensor_value_info(FEATURES, onnx.TensorProto.FLOAT, ["batch", "features"])
+    )
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    dummy = np.zeros((1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE), np.float32)
+    (features,) = evaluate.session(path).run([FEATURES], {spec.INPUT_NAME: dummy})
+    return int(features.shape[1])
+
+
+def features_size(path: Path) -> int | None:
+    """The size of a model's ``features`` output (None when it has none)."""
+    for output in evaluate.session(path).get_outputs():
+        if output.name == FEATURES:
+            dims = output.shape
+            if isinstance(dims[1], int):
+                return dims[1]
+            dummy = np.zeros((1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE), np.float32)
+            (features,) = evaluate.session(path).run([FEATURES], {spec.INPUT_NAME: dummy})
+            return int(features.shape[1])
+    return None
+
+
+def max_logit_difference(model: torch.nn.Module, path: Path, inputs: torch.Tensor) -> float:
+    """Largest absolute difference between torch's and onnxruntime's logits on ``inputs``,
+    over every head."""
+    model.eval()
+    with torch.no_grad():
+        expected = [t.numpy() for t in model(inputs)]
+    got = evaluate.session(path).run(list(spec.HEADS), {spec.INPUT_NAME: inputs.numpy()})
+    return max(float(np.abs(a - b).max()) for a, b in zip(expected, got, strict=True))
+
+
+def measure(path: Path, splits: dict[str, photos.Crops], synthetic: synth_crops.CropSet) -> dict:
+    """Every metric of the card, measured on the ONNX file through onnxruntime."""
+    result: dict[str, Any] = {
+        f"rune55_{name}": evaluate.split_metrics(path, splits[name], splits["train"])
+        for name in ("valid", "test")
+    }
+    result["synthetic_test"] = evaluate.synthetic_metrics(path, synthetic)
+    sess = evaluate.session(path, threads=1)
+    result["latency_10_crops_one_thread"] = evaluate.latency_ms(sess, splits["test"].images[:10])
+    return result
+
+
+def _summary_training(weights: Path) -> dict[str, Any]:
+    """What the card says about the run, from the summary.json beside the weights."""
+    summary_path = weights.parent / "summary.json"
+    if not summary_path.exists():
+        return {}
+    summary = json.loads(summary_path.read_text(encoding="utf-8"))
+    cfg = summary["config"]
+    return {
+        "initialised_from": summary.get("weights") or "random weights",
+        "best_epoch": summary["best"]["epoch"],
+        "best_score": round(summary["best"]["score"], 4),
+        "epochs": cfg["epochs"],
+        "crops_per_epoch": cfg["epoch_crops"] or summary.get("train_crops"),
+        "peak_learning_rate": cfg["lr"],
+        "train_crops": summary.get("train_crops"),
+        "synthetic_scenes": cfg["synthetic"],
+        "wide_share": cfg.get("wide_share", 0.0),
+        "rune55_repeats": cfg.get("rune55_repeats", 1),
+        # measured where it trained (a GPU run's folders are not here); older runs: here
+        "rendered_scenes": summary.get("rendered_scenes")
+        or describe_folders(cfg.get("scenes", ())),
+        "train_seconds": round(summary["train_seconds"]),
+        "machine": "2 shared CPU cores, torch CPU, 2 threads",
+        "augmentation": (
+            f"rotation any angle, scale ±{cfg['max_scale']:.0%}, stretch ±{cfg['max_stretch']:.0%}"
+            f", shift ±{cfg['max_shift']:.0%}, mirror (d6 only), contrast up to x{cfg['contrast']}"
+            f", brightness ±{cfg['brightness']}, noise up to {cfg['max_noise']}, channel tint "
+            f"±{cfg['tint']:.0%}, grey {cfg['grey']:.0%}, channel swap {cfg['swap']:.0%} (colour "
+            f"unlabelled when grey or swapped), low resolution {cfg['blur']:.0%}"
+        ),
+        "losses": (
+            "one cross-entropy per head (label smoothing "
+            f"{cfg['label_smoothing']}), each over the crops that carry its label, summed; the "
+            "value head is plain cross-entropy over all ten values for d6 and d10 alike"
+        ),
+    }
+
+
+def _overhead(wide_share: float) -> str:
+    """The card's words for ``yamscope train --wide-share``."""
+    if not wide_share:
+        return ""
+    return (
+        f"; cut as a calibrated appliance cuts them (overhead_crops: the top face's part of "
+        f"each box, vision/perspective.py), {wide_share:.0%} of the scenes seen by a camera "
+        f"{WIDE_CAMERA[0]}-{WIDE_CAMERA[1]} frame widths above the felt (75-42° across, as a "
+        f"Pi camera module), the others {NARROW_CAMERA[0]}-{NARROW_CAMERA[1]} (42-22°)"
+    )
+
+
+def card(
+    path: Path,
+    parameters: int,
+    agreement: dict[str, float],
+    metrics: dict[str, Any],
+    training: dict[str, Any],
+    leakage: dict[str, Any],
+) -> dict[str, Any]:
+    """The model card as a dict (written next to the .onnx as JSON).
+
+    Long: the card written out as data."""
+    int8 = metrics.get("int8", {}).get("shipped", False)
+    return {
+        "name": "dieface",
+        "version": spec.VERSION,
+        "task": (
+            "kind (d6/d10), top face value, colour, finish and whether cocked, of one die "
+            "from a BGR crop centred on it"
+        ),
+        "file": path.name,
+        "size_bytes": path.stat().st_size,
+        "parameters": parameters,
+        "weights": "int8 (static QDQ quantisation)" if int8 else "float32",
+        "input": {
+            "name": spec.INPUT_NAME,
+            "shape": ["batch", spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE],
+            "dtype": "float32",
+            "colour": (
+                "BGR channel order (as OpenCV reads the camera); a grey crop is repeated into "
+                "the three channels (COLOR_GRAY2BGR)"
+            ),
+            "crop": (
+                f"square centred on the die's box, side = longer box side x "
+                f"{synth_crops.CROP_SCALE:.2f}, edge pixels repeated past the image border, "
+                f"resized to {spec.INPUT_SIZE}x{spec.INPUT_SIZE} (INTER_AREA when shrinking); "
+                "see vision/faces.py crop_square (the training crops use it too)"
+            ),
+            "crop_scale": synth_crops.CROP_SCALE,
+            "normalisation": {
+                "formula": "(pixel / 255 - mean) / std",
+                "scale": 1 / 255,
+                "mean": spec.MEAN,
+                "std": spec.STD,
+            },
+        },
+        # What the runtime reads (vision/faces.py): one entry per output, the attribute it
+        # tells and its classes in output order. Softmax per head gives the confidence.
+        "heads": [
+            {"output": name, "attribute": name, "classes": list(classes)}
+            for name, classes in spec.HEADS.items()
+        ],
+        "features": {
+            "output": FEATURES,
+            "size": features_size(path),
+            "what": "the pooled features every head reads (a linear layer each); a table's "
+            "enrolment fits its own value head on them (vision/enrolment.py)",
+        },
+        "value_range": (
+            "the value head has ten logits (values 1..10) for every die; read it only among "
+            "the faces of the die's kind (1..6 for a d6, 1..10 for a d10). Training used plain "
+            "cross-entropy over all ten, so a d6 rarely puts weight on 7..10 anyway"
+        ),
+        "training_data": [
+            {
+                "name": "Rune55 v3 (d6 with pips, 5,909 photos, YOLO boxes)",
+                "credit": RUNE55_CREDIT,
+                "licence": "CC BY 4.0",
+                "used": (
+                    "train split for weights (kind and value heads), valid split to pick the "
+                    "epoch; test held out"
+                ),
+                "leakage": leakage,
+            },
+            *(
+                [
+                    {
+                        "name": "photoreal renders (models/blender), d6 and d10, all heads",
+                        "licence": "generated by this project",
+                        "used": (
+                            "each die cut 4 times from jittered boxes, repeated to make about "
+                            "a quarter of each epoch; one scene in ten held out to pick the "
+                            "epoch (models/dieface/scene_crops.py); a cocked die's value unlabelled"
+                        ),
+                        "folders": training["rendered_scenes"],
+                    }
+                ]
+                if training.get("rendered_scenes")
+                else []
+            ),
+            {
+                "name": "synthetic tray photos (models/synth), d6 and d10, all heads",
+                "licence": "generated by this project",
+                "used": (
+                    f"scenes of seed {synth_crops.TRAIN_SEED} for weights, seed "
+                    f"{synth_crops.VALID_SEED} to pick the epoch, seed "
+                    f"{synth_crops.TEST_SEED} held out; boxes jittered (scale "
+                    f"±{synth_crops.BOX_SCALE:.0%}, shift ±{synth_crops.BOX_SHIFT:.0%}) before "
+                    "the runtime's crop; see models/dieface/synth_crops.py"
+                    + _overhead(training.get("wide_share", 0.0))
+                ),
+            },
+        ],
+        "training": training,
+        "metrics": metrics,
+        "export": {
+            "opset": spec.OPSET,
+            "torch": torch.__version__,
+            "onnxruntime": ort.__version__,
+            "max_abs_logit_difference_torch_vs_onnxruntime": agreement,
+        },
+        "date": dt.date.today().isoformat(),
+    }
+
+
+def _commands(train_command: list[str], export_command: str, scenes: int) -> dict[str, Any]:
+    """The command behind each metric of the card."""
+    rune55 = "yamscope evaluate-crops --split {} --png data/confusion/rune55-{}.png"
+    return {
+        "train": train_command,
+        "export": export_command,
+        "rune55_valid": rune55.format("valid", "valid"),
+        "rune55_test": rune55.format("test", "test"),
+        "synthetic_test": (
+            f"yamscope evaluate-crops --synthetic {scenes} --png data/confusion/synthetic.png"
+        ),
+        "latency_10_crops_one_thread": "taskset -c 0 yamscope evaluate-crops --split test",
+    }
+
+
+def _from_weights(
+    weights: Path, float_path: Path, splits: dict, synthetic: synth_crops.CropSet
+) -> dict[str, Any]:
+    """The float ONNX of a torch checkpoint, trusted once onnxruntime agrees with torch;
+    what the card says of it."""
+    model = load_model(weights)
+    export_onnx(model, float_path)
+    inputs = {
+        "random_16": torch.randn(16, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE),
+        "rune55_test": normalise(splits["test"].images),
+        "synthetic_test": normalise(synthetic.images),
+    }
+    agreement = {k: max_logit_difference(model, float_path, x) for k, x in inputs.items()}
+    if max(agreement.values()) > 1e-3:
+        raise SystemExit(f"torch and onnxruntime disagree: {agreement}")
+    return {
+        "parameters": count_parameters(model),
+        "agreement": agreement,
+        "training": _summary_training(weights),
+        "export_command": f"python -m models.dieface.export --weights {weights}",
+        "train_command": None,
+    }
+
+
+def _from_onnx(source: Path, float_path: Path) -> dict[str, Any]:
+    """The float copy of an exported model (see :func:`dequantise`), and what its card
+    said of its training: the weights are the same, only their number format changes."""
+    old = json.loads(source.with_suffix(".json").read_text(encoding="utf-8"))
+    dequantise(source, float_path)
+    how = (
+        "its float weights were not kept, so they were multiplied out of the int8 file "
+        "(models.dieface.int8.dequantise)"
+        if old["weights"].startswith("int8")
+        else "exported again from its float ONNX file"
+    )
+    earlier = old["export"].get("exported_again_from")
+    return {
+        "parameters": old["parameters"],
+        "agreement": old["export"]["max_abs_logit_difference_torch_vs_onnxruntime"],
+        "training": old["training"],
+        "export_command": f"python -m models.dieface.export --onnx {source}",
+        "train_command": old["metrics"]["reproduce"]["train"],
+        "exported_again_from": (
+            f"dieface {old['version']}, {old['weights']}: {how}; the torch/onnxruntime "
+            "agreement above is that of its first export"
+            + (f" (before that: {earlier})" if earlier else "")
+        ),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m models.dieface.export --weights RUN/best.pt``: write the .onnx, check it against
+    torch, try int8, write the card with metrics measured on the shipped file, and the check
+    crops with which the appliance makes sure it computes the same (vision/model_check.py).
+    ``--onnx FILE`` does the same from an exported model (float, or int8 multiplied back out).
+
+    Long: the exporter's options, then export, check and card in order."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--weights", type=Path, help="best.pt from yamscope train")
+    source.add_argument(
+        "--onnx", type=Path, help="an exported model with its card, to measure and ship again"
+    )
+    parser.add_argument("--out", type=Path, default=ONNX_PATH)
+    parser.add_argument("--data", type=Path, default=None, help="the rune55-d6 folder")
+    parser.add_argument(
+        "--synthetic",
+        type=int,
+        default=evaluate.SYNTHETIC_SCENES,
+        help="held-out synthetic scenes to score",
+    )
+    parser.add_argument(
+        "--train-command",
+        action="append",
+        default=None,
+        help="how the weights were trained, for the card (repeat for a resumed run)",
+    )
+    args = parser.parse_args(argv)
+    torch.manual_seed(0)
+    splits = photos.load_splits(args.data)
+    synthetic = evaluate.held_out(args.synthetic)
+    with tempfile.TemporaryDirectory() as tmp:
+        float_path, int8_path = Path(tmp) / "float.onnx", Path(tmp) / "int8.onnx"
+        if args.weights is not None:
+            made = _from_weights(args.weights, float_path, splits, synthetic)
+        else:
+            made = _from_onnx(args.onnx, float_path)
+        metrics = measure(float_path, splits, synthetic)
+        calibration = np.concatenate(  # train and valid crops: never the test sets
+            [
+                synth_crops.load_synthetic(synth_crops.VALID_SEED, 100).images,
+                to_bgr(splits["train"].images[::40]),
+            ]
+        )
+        quantise(float_path, int8_path, calibration)
+        int8_metrics = measure(int8_path, splits, synthetic)
+        verdict = int8_verdict(metrics, int8_metrics)
+        if verdict["shipped"]:
+            metrics = int8_metrics
+        metrics["int8"] = verdict | {
+            "size_bytes": int8_path.stat().st_size,
+            "float32_size_bytes": float_path.stat().st_size,
+            "rune55_test_accuracy": int8_metrics["rune55_test"]["accuracy"],
+            "synthetic_test_accuracy": {
+                name: int8_metrics["synthetic_test"][name]["accuracy"] for name in spec.HEADS
+            },
+        }
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(int8_path if verdict["shipped"] else float_path, args.out)
+    train_command = (
+        args.train_command or made["train_command"] or ["yamscope train --out data/runs/dieface2"]
+    )
+    metrics["reproduce"] = _commands(train_command, made["export_command"], args.synthetic)
+    described = card(
+        args.out,
+        made["parameters"],
+        made["agreement"],
+        metrics,
+        made["training"],
+        photos.leakage(splits),
+    )
+    if "exported_again_from" in made:
+        described["export"]["exported_again_from"] = made["exported_again_from"]
+    args.out.with_suffix(".json").write_text(
+        json.dumps(described, indent=2) + "\n", encoding="utf-8"
+    )
+    check_crops = np.concatenate(
+        [
+            to_bgr(balanced_sample(splits["test"], CHECK_PER_FACE).images),
+            synthetic.images[:CHECK_SYNTHETIC],
+        ]
+    )
+    check = write_check(FaceReader(args.out), check_crops)
+    print(f"wrote {args.out} ({args.out.stat().st_size} bytes) and its card; {made['agreement']}")
+    print(f"int8: {metrics['int8']}")
+    print(f"check crops: {check}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,490 @@
+"""Train the die-face CNN on synthetic crops (all heads) and Rune55's real d6 (kind, value).
+
+Every crop carries a label per head, or -1 where its source cannot say (Rune55 photos are
+grey d6 of unknown finish): each head's loss is the mean over the crops that have its label.
+Dice lie at any angle and the camera sees them at varying size, offset and light, so every
+batch is augmented on the fly with one vectorised ``grid_sample`` (rotation by any angle,
+scale, stretch, shift; a mirror only for d6, whose pips read the same mirrored, never for a
+d10's numerals) and colour changes (grey, channel swaps, tints) that keep the value head
+from leaning on colour; a crop made grey or swapped loses its colour label for that step.
+Each epoch writes a checkpoint (model, optimiser, schedule, history) so a stopped run
+resumes where it stopped, and ``best.pt`` keeps the weights of the epoch with the best score.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+from tqdm import tqdm
+
+from models.common.norms import restore_norms
+from models.dieface import distil, spec, synth_crops
+from models.dieface.augment import augment
+from models.dieface.net import DieFaceNet, normalise, to_bgr
+from models.dieface.scene_crops import describe_folders, folders_crops
+from models.dieface.spec import MEAN, STD
+from models.dieface.synth_crops import CropSet
+
+UNKNOWN = -1
+SCENE_SHARE = 0.25  # the part of each epoch that rendered scenes' dice make, when given
+
+
+@dataclass
+class TrainConfig:
+    """The knobs of one run; stored in every checkpoint so a resume uses the same ones."""
+
+    epochs: int = 12
+    batch_size: int = 128
+    lr: float = 3e-3
+    weight_decay: float = 1e-4
+    label_smoothing: float = 0.05
+    seed: int = 0
+    threads: int = 2
+    synthetic: int = 6000  # synthetic training scenes (about 7 dice each)
+    epoch_crops: int = 0  # crops drawn at random for each epoch; 0: all of them
+    max_scale: float = 0.15  # crops are scaled by 1 ± this
+    max_stretch: float = 0.08  # and one axis by 1 ± this more (a die seen at a slant)
+    max_shift: float = 0.06  # and shifted by up to this fraction of the crop
+    contrast: float = 1.3  # contrast is multiplied by a factor in [1 / this, this]
+    brightness: float = 0.12  # brightness is shifted by up to ± this (pixels in [0, 1])
+    max_noise: float = 0.03  # Gaussian noise with a standard deviation up to this
+    tint: float = 0.15  # each channel is multiplied by 1 ± this
+    grey: float = 0.15  # the chance a crop is shown grey (Rune55 is grey anyway)
+    swap: float = 0.15  # the chance its channels are shuffled (a red die turns blue or green)
+    blur: float = 0.2  # the chance a crop is shown at a lower resolution (24..44 px)
+    scenes: tuple[str, ...] = ()  # rendered scene folders trained on too (train_dieface)
+    # > 0: synthetic crops cut as a calibrated appliance cuts them, this share of the scenes
+    # seen by a camera as wide as a Pi camera module's (synth_crops.overhead_crops)
+    wide_share: float = 0.0
+    rune55_repeats: int = 1  # Rune55's train crops appear this many times in each epoch
+    colour_repeats: int = 0  # and roboflow-dice-d6's colour photos this many (0: not used)
+    widths: tuple[int, int, int, int] = DieFaceNet.WIDTHS  # the net's channels (net.py)
+    # a float die-face ONNX file that teaches (distil.py): with no --weights the net
+    # starts from its strongest filters, and learns its probabilities beside the labels
+    teacher: str = ""
+    temperature: float = 2.0  # the softening of the teacher's and the student's logits
+
+
+def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
+    """Rune55 crops (grey, face index 0..5) as a CropSet: BGR, kind d6, other heads unknown."""
+    unknown = np.full(len(labels), UNKNOWN, np.int64)
+    heads = {name: unknown for name in spec.HEADS}
+    heads |= {"kind": np.zeros(len(labels), np.int64), "value": labels.astype(np.int64)}
+    return CropSet(to_bgr(images), heads)
+
+
+def head_losses(
+    outputs: Sequence[torch.Tensor], labels: dict[str, torch.Tensor], smoothing: float
+) -> dict[str, torch.Tensor]:
+    """Cross-entropy of each head over the crops that carry its label (none: no term).
+
+    The value head is plain cross-entropy over all ten values for d6 and d10 alike, so a d6
+    learns to put no weight on 7..10 and the runtime's restriction to the kind's range is a
+    safeguard, not something the model leans on.
+    """
+    losses = {}
+    for name, logits in zip(spec.HEADS, outputs, strict=True):
+        known = labels[name] != UNKNOWN
+        if known.any():
+            losses[name] = F.cross_entropy(
+                logits[known], labels[name][known], label_smoothing=smoothing
+            )
+    return losses
+
+
+def train_step(
+    model: nn.Module,
+    optimiser: torch.optim.Optimizer,
+    images: torch.Tensor,
+    labels: dict[str, torch.Tensor],
+    generator: torch.Generator,
+    cfg: TrainConfig,
+    teacher: nn.Module | None = None,
+) -> float:
+    """One optimiser step on an augmented batch; returns the summed loss of the heads (and
+    of the teacher's probabilities, when one teaches)."""
+    model.train()
+    x, recoloured = augment(images, labels["kind"] == 0, generator, cfg)
+    labels = labels | {"colour": torch.where(recoloured, UNKNOWN, labels["colour"])}
+    x = (x - MEAN) / STD
+    outputs = model(x)
+    losses = head_losses(outputs, labels, cfg.label_smoothing)
+    if teacher is not None:
+        with torch.no_grad():
+            taught = teacher(x)
+        losses["teacher"] = distil.distillation_loss(outputs, taught, cfg.temperature)
+    loss = torch.stack(list(losses.values())).sum()
+    optimiser.zero_grad(set_to_none=True)
+    loss.backward()
+    optimiser.step()
+    return float(loss.detach())
+
+
+@torch.no_grad()
+def predict(model: nn.Module, images: np.ndarray, batch_size: int = 512) -> dict[str, np.ndarray]:
+    """Each head's class index for uint8 crops (N, S, S[, 3]), in eval mode."""
+    model.eval()
+    device = next(model.parameters()).device
+    parts: dict[str, list[np.ndarray]] = {name: [] for name in spec.HEADS}
+    for i in range(0, len(images), batch_size):
+        outputs = model(normalise(images[i : i + batch_size]).to(device))
+        for name, logits in zip(spec.HEADS, outputs, strict=True):
+            parts[name].append(logits.argmax(1).cpu().numpy())
+    return {k: np.concatenate(v) if v else np.zeros(0, np.int64) for k, v in parts.items()}
+
+
+def accuracies(model: nn.Module, crops: CropSet) -> dict[str, float]:
+    """Accuracy of each head over the crops that carry its label (heads without any: left out)."""
+    predicted = predict(model, crops.images)
+    result = {}
+    for name in spec.HEADS:
+        known = crops.labels[name] != UNKNOWN
+        if known.any():
+            result[name] = float((predicted[name][known] == crops.labels[name][known]).mean())
+    return result
+
+
+def _save(obj: dict[str, Any], path: Path) -> None:
+    """Write then rename, so a run killed mid-write never leaves a torn checkpoint."""
+    tmp = path.with_suffix(".tmp")
+    torch.save(obj, tmp)
+    os.replace(tmp, path)
+
+
+def cpu_weights(model: nn.Module) -> dict[str, torch.Tensor]:
+    """The weights as CPU tensors: ``best.pt`` loads anywhere, a GPU run's too."""
+    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+
+
+def latest_checkpoint(out: Path) -> Path | None:
+    """The checkpoint of the last finished epoch in ``out``, if any."""
+    found = sorted(out.glob("epoch-*.pt"))
+    return found[-1] if found else None
+
+
+class Budget:
+    """How far a run is through its planned steps or, when ``minutes`` is set, its time,
+    whichever is further: on a borrowed machine the clock is the budget, and the learning
+    rate should reach zero when it runs out rather than when an epoch count guessed ahead
+    does."""
+
+    def __init__(self, total_steps: int, minutes: float = 0.0) -> None:
+        self.total_steps = total_steps
+        self.seconds = minutes * 60
+        self.started = time.monotonic()
+
+    def progress(self, step: int) -> float:
+        done = step / max(1, self.total_steps)
+        if self.seconds:
+            done = max(done, (time.monotonic() - self.started) / self.seconds)
+        return min(1.0, done)
+
+    def spent(self) -> bool:
+        return bool(self.seconds) and time.monotonic() - self.started >= self.seconds
+
+
+def _schedule(budget: Budget) -> Any:
+    """Linear warm-up over 3 % of the run, then cosine decay to zero."""
+    warm = 1 / 33
+
+    def factor(step: int) -> float:
+        done = budget.progress(step)
+        if done < warm:
+            return max(done, 1 / max(1, budget.total_steps)) / warm
+        return 0.5 * (1 + math.cos(math.pi * (done - warm) / (1 - warm)))
+
+    return factor
+
+
+def _from_grey(state: dict[str, torch.Tensor], model: DieFaceNet) -> dict[str, torch.Tensor]:
+    """The weights of a 1.x checkpoint (grey input, one head of six values) for this net: the
+    first conv is spread over B, G and R (a grey crop then gives the same features), the six
+    logits become values 1..6 of the value head, and the heads 1.x lacked keep their fresh
+    initialisation."""
+    state = dict(state)
+    first = "features.0.weight"
+    if state[first].shape[1] == 1:
+        state[first] = state[first].repeat(1, spec.CHANNELS, 1, 1) / spec.CHANNELS
+    fresh = model.state_dict()
+    if "head.1.weight" in state:
+        weight, bias = state.pop("head.1.weight"), state.pop("head.1.bias")
+        state["heads.value.weight"] = fresh["heads.value.weight"].clone()
+        state["heads.value.bias"] = fresh["heads.value.bias"].clone()
+        state["heads.value.weight"][: len(bias)] = weight
+        state["heads.value.bias"][: len(bias)] = bias
+    return {k: state.get(k, v) for k, v in fresh.items()}
+
+
+def load_model(path: Path) -> DieFaceNet:
+    """A DieFaceNet with the weights of ``best.pt`` or an epoch checkpoint, in eval mode,
+    its widths those of the weights; a 1.x checkpoint (grey, six values) is carried over by
+    :func:`_from_grey`."""
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    model = DieFaceNet(DieFaceNet.widths_of(state["model"]))
+    model.load_state_dict(_from_grey(state["model"], model))
+    return model.eval()
+
+
+def fit(
+    train: CropSet,
+    valid: dict[str, CropSet],
+    out: Path,
+    cfg: TrainConfig,
+    pick: Sequence[str] | None = None,
+    weights: Path | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    device: str = "cpu",
+    minutes: float = 0.0,
+) -> dict[str, Any]:
+    """Train, checkpoint each epoch into ``out``, keep the best epoch in ``best.pt``.
+
+    Every set of ``valid`` is scored per head after each epoch and logged; the epoch's score
+    is the mean over the sets named in ``pick`` (default: all) of their mean head accuracy.
+    ``weights`` starts from a checkpoint's weights (or an exported model's, an ``.onnx``
+    file whose checkpoint is gone) instead of random ones (fine-tuning).
+    ``device`` is where the crops, the augmentation and the net live ("cuda" on a GPU);
+    ``minutes`` > 0 ends the run when that time is spent, the schedule decaying to it.
+    Returns the summary also written to ``summary.json``.
+    Long: the training loop, its checkpoints and its picking of the epoch in one piece.
+    """
+    torch.set_num_threads(cfg.threads)
+    torch.manual_seed(cfg.seed)
+    out.mkdir(parents=True, exist_ok=True)
+    pick = list(pick or valid)
+    teacher = distil.from_onnx(Path(cfg.teacher)).to(device) if cfg.teacher else None
+    if weights is not None and weights.suffix == ".onnx":
+        model = distil.from_onnx(weights)
+        sample = torch.randperm(len(train), generator=torch.Generator().manual_seed(cfg.seed))
+        restore_norms(model, [normalise(train.images[i.numpy()]) for i in sample[:1024].split(256)])
+    elif weights is not None:
+        model = load_model(weights)
+    elif teacher is not None:
+        model = distil.slimmed(teacher, cfg.widths)
+    else:
+        model = DieFaceNet(cfg.widths)
+    model = model.to(device=device, memory_format=torch.channels_last)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
+    per_epoch = min(len(train), cfg.epoch_crops or len(train))
+    steps_per_epoch = math.ceil(per_epoch / cfg.batch_size)
+    budget = Budget(steps_per_epoch * cfg.epochs, minutes)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, _schedule(budget))
+    generator = torch.Generator(device=device).manual_seed(cfg.seed)
+    history: list[dict[str, Any]] = []
+    start_epoch, best = 0, {"epoch": 0, "score": -1.0}
+    checkpoint = latest_checkpoint(out) if resume else None
+    if checkpoint is not None:
+        state = torch.load(checkpoint, map_location=device, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        scheduler.load_state_dict(state["scheduler"])
+        if state.get("device", "cpu") == device:  # a generator's state fits its own device
+            generator.set_state(state["generator"].cpu())
+        history, best, start_epoch = state["history"], state["best"], state["epoch"]
+        print(f"resuming after epoch {start_epoch} from {checkpoint}", file=sys.stderr)
+    images = torch.as_tensor(train.images, device=device)
+    labels = {
+        k: torch.as_tensor(v, dtype=torch.int64, device=device) for k, v in train.labels.items()
+    }
+    for epoch in range(start_epoch + 1, cfg.epochs + 1):
+        if budget.spent():
+            print(f"time budget of {minutes} min spent", file=sys.stderr)
+            break
+        began = time.perf_counter()
+        order = torch.randperm(len(images), generator=generator, device=device)[:per_epoch]
+        batches = order.split(cfg.batch_size)
+        bar = tqdm(batches, desc=f"epoch {epoch}/{cfg.epochs}", disable=not progress, leave=False)
+        total_loss = 0.0
+        for index in bar:
+            batch = {k: v[index] for k, v in labels.items()}
+            loss = train_step(model, optimiser, images[index], batch, generator, cfg, teacher)
+            scheduler.step()
+            total_loss += loss * len(index)
+            bar.set_postfix(loss=f"{loss:.3f}")
+            if budget.spent():
+                break
+        row: dict[str, Any] = {"epoch": epoch, "train_loss": total_loss / max(1, per_epoch)}
+        for name, crops in valid.items():
+            row[name] = accuracies(model, crops)
+        means = [float(np.mean(list(row[name].values()))) for name in pick if row[name]]
+        row["score"] = float(np.mean(means)) if means else 0.0
+        row["seconds"] = time.perf_counter() - began
+        history.append(row)
+        shown = "; ".join(
+            f"{name} " + " ".join(f"{h} {a:.4f}" for h, a in row[name].items()) for name in valid
+        )
+        print(f"epoch {epoch}: score {row['score']:.4f}; {shown}", file=sys.stderr)
+        if row["score"] > best["score"]:
+            best = {"epoch": epoch, "score": row["score"]}
+            _save({"model": cpu_weights(model), "epoch": epoch, "row": row}, out / "best.pt")
+        _save(
+            {
+                "model": model.state_dict(),
+                "device": device,
+                "optimiser": optimiser.state_dict(),
+                "scheduler": scheduler.state_dict(),
+                "generator": generator.get_state(),
+                "history": history,
+                "best": best,
+                "epoch": epoch,
+                "config": cfg.__dict__,
+            },
+            out / f"epoch-{epoch:03d}.pt",
+        )
+    summary = {
+        "best": best,
+        "history": history,
+        "train_seconds": sum(r["seconds"] for r in history),
+        "train_crops": len(images),
+        "config": cfg.__dict__,
+        "weights": str(weights) if weights is not None else None,
+        "rendered_scenes": describe_folders(cfg.scenes),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return summary
+
+
+def _synthetic(cfg: TrainConfig, workers: int, progress: bool) -> tuple[CropSet, CropSet]:
+    """Synthetic train crops (``cfg.synthetic`` scenes of the train seed) and valid crops (a
+    fifteenth as many scenes of the valid seed, at most 400), cut by the recipe
+    ``cfg.wide_share`` names."""
+    recipe: dict[str, Any] = {}
+    if cfg.wide_share > 0:
+        recipe = {
+            "make": partial(synth_crops.overhead_crops, wide_share=cfg.wide_share),
+            "recipe": f"overhead-wide{cfg.wide_share:g}",
+        }
+    load = partial(synth_crops.load_synthetic, workers=workers, progress=progress, **recipe)
+    scenes = max(1, min(400, cfg.synthetic // 15))
+    return load(synth_crops.TRAIN_SEED, cfg.synthetic), load(synth_crops.VALID_SEED, scenes)
+
+
+def share_repeats(base: CropSet, extra: CropSet, share: float = SCENE_SHARE) -> int:
+    """How many times ``extra`` is repeated beside ``base`` to make about ``share`` of the
+    whole (at least once; augmentation makes each repeat different)."""
+    return max(1, round(share * len(base) / ((1 - share) * max(1, len(extra)))))
+
+
+def with_scenes(
+    train: CropSet,
+    valid: dict[str, CropSet],
+    pick: list[str],
+    scenes: Sequence[Path],
+    seed: int,
+    progress: bool = True,
+) -> CropSet:
+    """``train`` with the dice of rendered scene folders repeated to make about
+    ``SCENE_SHARE`` of it (rendered dice are few and dear); their held-out tenth goes into
+    ``valid`` as "scenes_valid" and into ``pick``. No folders: ``train`` as it is."""
+    if not scenes:
+        return train
+    scene_train, scene_valid = folders_crops(scenes, seed=seed, progress=progress)
+    if not len(scene_train):
+        raise ValueError(f"no dice in the scenes of {', '.join(map(str, scenes))}")
+    if len(scene_valid):
+        valid["scenes_valid"] = scene_valid
+        pick.append("scenes_valid")
+    return synth_crops.concat([train, *[scene_train] * share_repeats(train, scene_train)])
+
+
+def train_dieface(
+    out: Path,
+    data: Path | None = None,
+    cfg: TrainConfig | None = None,
+    resume: bool = False,
+    progress: bool = True,
+    workers: int = 2,
+    weights: Path | None = None,
+    device: str = "cpu",
+    minutes: float = 0.0,
+    scenes: Sequence[Path] = (),
+) -> dict[str, Any]:
+    """Train on synthetic crops and Rune55's train split, from ``weights`` if given; score
+    Rune55 valid (all, and sources unseen in train) and synthetic valid per epoch, pick the
+    epoch on Rune55 valid and synthetic valid together.
+
+    ``scenes``: folders of rendered scenes (Blender's) whose dice are cut into the training
+    set too, repeated to make about ``SCENE_SHARE`` of it (rendered dice are few and dear);
+    their held-out tenth is scored each epoch and counts in the pick."""
+    from models.common.photos import default_root, load_splits, unseen_mask
+
+    cfg = cfg or TrainConfig()
+    splits = load_splits(data, splits=("train", "valid"))
+    rune_train, rune_valid = splits["train"], splits["valid"]
+    unseen = rune_valid.subset(unseen_mask(rune_valid, rune_train))
+    synth_train, synth_valid = _synthetic(cfg, workers, progress)
+    rune55 = rune55_set(rune_train.images, rune_train.labels)
+    photos = [rune55] * cfg.rune55_repeats
+    valid = {
+        "rune55_valid": rune55_set(rune_valid.images, rune_valid.labels),
+        "rune55_valid_unseen": rune55_set(unseen.images, unseen.labels),
+        "synth_valid": synth_valid,
+    }
+    colour_root = (data or default_root()).parent / "roboflow-dice-d6"
+    if cfg.colour_repeats and colour_root.is_dir():  # a board game's colour d6 (CC BY 4.0)
+        colour = load_splits(colour_root, splits=("train", "valid"))
+        photos += [rune55_set(colour["train"].images, colour["train"].labels)] * cfg.colour_repeats
+        valid["colour_valid"] = rune55_set(colour["valid"].images, colour["valid"].labels)
+    train = synth_crops.concat([synth_train, *photos])
+    pick = ["rune55_valid", "synth_valid"]
+    cfg.scenes = tuple(str(folder) for folder in scenes)
+    train = with_scenes(train, valid, pick, scenes, cfg.seed, progress)
+    return fit(
+        train,
+        valid,
+        out,
+        cfg,
+        pick=pick,
+        weights=weights,
+        resume=resume,
+        progress=progress,
+        device=device,
+        minutes=minutes,
+    )
+
+
+def finetune_corrections(
+    folder: Path,
+    weights: Path,
+    out: Path,
+    cfg: TrainConfig,
+    resume: bool = False,
+    progress: bool = True,
+    workers: int = 2,
+) -> dict[str, Any]:
+    """Fine-tune ``weights`` on a corrections folder (see models/dieface/corrections.py), mixed with
+    ``cfg.synthetic`` scenes of synthetic crops so the model does not forget the rest.
+
+    The corrections are repeated to make about a quarter of each epoch (augmentation makes
+    each repeat different); the epoch is picked on the corrections and synthetic valid crops.
+    """
+    from models.dieface.corrections import load_corrections
+
+    corrections = load_corrections(folder)
+    if not len(corrections):
+        raise ValueError(f"{folder}: no corrected crops")
+    synth_train, synth_valid = _synthetic(cfg, workers, progress)
+    repeats = max(1, round(len(synth_train) / (3 * len(corrections))))
+    mixed = synth_crops.concat([synth_train, *[corrections] * repeats])
+    return fit(
+        mixed,
+        {"corrections": corrections, "synth_valid": synth_valid},
+        out,
+        cfg,
+        weights=weights,
+        resume=resume,
+        progress=progress,
+    )
