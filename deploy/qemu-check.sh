@@ -128,6 +128,11 @@ for m in proc sys dev dev/pts; do
 	esac && mounted+=("$ROOTFS/$m")
 done
 cp -L /etc/resolv.conf "$ROOTFS/etc/resolv.conf"
+# a host behind a TLS-inspecting proxy trusts its own authorities: so must pip in the chroot
+if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+	cp /usr/local/share/ca-certificates/*.crt "$ROOTFS/usr/local/share/ca-certificates/"
+	in_arm update-ca-certificates >>"$LOG" 2>&1 || fail "update-ca-certificates in the chroot"
+fi
 
 # -- 3. install.sh ------------------------------------------------------------------------------
 t0=$SECONDS

@@ -46,6 +46,11 @@ def load_for_serve(given: str | Path | None) -> Config:
     return load_config(default) if default.exists() else Config()
 
 
+def current(path: Path) -> Config:
+    """What the settings file holds now, over the defaults (none yet: the defaults)."""
+    return load_config(path) if path.exists() else Config()
+
+
 def _raw(path: Path) -> dict[str, Any]:
     """The file's own tables (not the defaults): what the owner wrote there."""
     if not path.exists():
@@ -149,7 +154,7 @@ def change(path: Path, wanted: Mapping[str, Any]) -> Saved:
     applied, validated whole, written back with only what differs from the defaults.
     Raises ConfigError naming every problem by its key; nothing is written then."""
     data = _raw(path)
-    before = load_config(path) if path.exists() else Config()
+    before = current(path)
     url = before.storage.url
     if url is not None and wanted.get("storage.url") == masked(url):  # shown, not changed
         wanted = {k: v for k, v in wanted.items() if k != "storage.url"}

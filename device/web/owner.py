@@ -174,6 +174,8 @@ def build_owner() -> Blueprint:
         owner = _owner()
         if request.method != "GET" or owner.pin is None or request.endpoint in PUBLIC:
             return None
+        if not request.path.startswith("/api/owner/"):  # the page and its files
+            return None
         brake = current_app.extensions["yamscope.brake"]
         client = request.remote_addr or "?"
         why = brake.blocked(client)
@@ -251,7 +253,7 @@ def build_owner() -> Blueprint:
     def read_settings() -> Response:
         owner = _owner()
         try:
-            config = settings.load_for_serve(owner.config_path)
+            config = settings.current(owner.config_path)
         except ConfigError as exc:
             raise Refused(str(exc), f"le fichier de réglages a des problèmes : {exc}") from None
         shown = [vars(f) for f in settings.fields(config)]

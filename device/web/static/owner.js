@@ -289,6 +289,7 @@ const VIEWS = {};
 let timer = null;
 function show() {
   clearInterval(timer);
+  $("toast").hidden = true; // what it said was of the view left
   const tab = (location.hash || (boot.setup_done ? "#health" : "#setup")).slice(1);
   const view = VIEWS[tab] ? tab : "setup";
   for (const a of document.querySelectorAll("#tabs a")) a.classList.toggle("active", a.dataset.tab === view);
@@ -317,7 +318,7 @@ const pendingRestart = new Set();
 
 VIEWS.setup = (main) => {
   const name = STEPS[wizardStep];
-  const box = el("section", { class: "card wizard", id: `wizard-${name}` });
+  const box = el("section", { class: "card wizard", id: `step-${name}` });
   box.append(el("p", { class: "muted", text: t("step", wizardStep + 1, STEPS.length) }));
   box.append(el("h2", { text: t(`w_${name}`) }));
   main.append(box);
@@ -490,7 +491,6 @@ function drawLesson(area, lesson) {
   if (lesson.value !== null) {
     area.append(el("p", { id: "lesson-step", class: "said", text: t("lesson_step", lesson.taken + 1, lesson.steps, lesson.dice, lesson.value) }));
     if (lesson.round > 1) area.append(el("p", { class: "hint", text: t("lesson_again", lesson.value) }));
-    area.append(livePicture());
   }
   const buttons = el("div", { class: "buttons" });
   if (lesson.value !== null) {
@@ -515,6 +515,7 @@ function drawLesson(area, lesson) {
     if (await call("POST", "/api/owner/lesson/cancel", { body: {} })) drawLesson(area, null);
   } }));
   area.append(buttons);
+  if (lesson.value !== null) area.append(livePicture()); // under the button: it stays in view
   const strip = el("div", { class: "lesson-strip", id: "lesson-strip" });
   for (let i = 0; i < lesson.taken; i += 1) strip.append(el("img", { class: "lesson-thumb", alt: `${t("photo")} ${i + 1}`, src: `/api/owner/lesson/${i}.jpg` }));
   area.append(strip);
@@ -704,6 +705,7 @@ VIEWS.power = async (main) => {
 
 // -- start -----------------------------------------------------------------------------------
 $("btn-lang").addEventListener("click", () => setLanguage(lang === "fr" ? "en" : "fr"));
+$("toast").addEventListener("click", () => { $("toast").hidden = true; });
 window.addEventListener("hashchange", show);
 translate();
 show();
