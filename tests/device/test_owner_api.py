@@ -312,7 +312,7 @@ def test_health_says_what_it_reads(table: Any) -> None:
 
 
 def test_setup_done_is_remembered_beside_the_records(table: Any) -> None:
-    _, owner, records = table
+    records = table[2]
     api = client_for(table)
     assert b"first-run" in api.get("/").data  # the table page's ⚙ asks for the wizard
     assert api.get("/api/owner/status").json["setup_done"] is False

@@ -43,7 +43,7 @@ def visible(driver: Any, selector: str) -> bool:
         driver,
         "const e = document.querySelector(arguments[0]); if (!e) return false;"
         "e.scrollIntoView({block: 'nearest'}); const r = e.getBoundingClientRect();"
-        "return r.width > 0 && r.top >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth",
+        "return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight && r.right <= innerWidth",
         selector,
     )
 
