@@ -120,7 +120,9 @@ cleanup() {
 	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount -l -- "${mounted[i]}" 2>/dev/null; done
 }
 trap cleanup EXIT
-for m in proc sys dev dev/pts; do
+# not /sys: the host's (x86) sysfs read by arm64 code under qemu-user is no ARM machine's,
+# and onnxruntime's CPU probe crashes on it; without it, it only warns
+for m in proc dev dev/pts; do
 	mountpoint -q "$ROOTFS/$m" && continue
 	case $m in
 	proc) mount -t proc proc "$ROOTFS/proc" ;;

@@ -28,7 +28,6 @@ from device.config import Config, ConfigError
 from device.logbook import Logbook
 from device.power import Power, PowerRefused, under_unit
 from device.storage import is_url
-from device.teach import Lesson, TeachRefused
 from device.web.security import PIN_HEADER, common_pin, same
 from scoring.rulebooks import RULEBOOKS
 
@@ -89,7 +88,7 @@ class Owner:
     port: int
     pin: str | None = None
     logbook: Logbook | None = None
-    lesson: Lesson | None = None
+    lesson: Any = None  # device.teach.Lesson while the owner teaches the dice
     _reader: Any = field(default=None, repr=False)
 
     @property
@@ -411,6 +410,8 @@ def build_owner() -> Blueprint:
     # -- « Apprendre mes dés » ----------------------------------------------------------------
     @bp.post("/api/owner/lesson")
     def lesson_start() -> Response:
+        from device.teach import Lesson  # the fit's modules: loaded when first used
+
         body = _body(LessonBody)
         owner, watcher = _owner(), _watcher()
         if watcher is None:
@@ -425,6 +426,8 @@ def build_owner() -> Blueprint:
 
     @bp.post("/api/owner/lesson/<action>")
     def lesson_step(action: str) -> Response:
+        from device.teach import TeachRefused
+
         _body(Empty)
         owner = _owner()
         lesson = owner.lesson

@@ -546,7 +546,6 @@ VIEWS.settings = async (main) => {
     } else {
       input = el("input", { type: f.kind === "text" ? "text" : "number", step: f.kind === "float" ? "any" : "1", value: f.value ?? "", placeholder: f.value === null ? t("unset") : null });
     }
-    input.dataset && (input.dataset.key = f.key);
     if (!f.secret) inputs.set(f.key, [input, f]);
     const when = el("span", { class: f.live ? "when live" : "when", text: f.live ? t("live") : t("needs_restart") });
     form.append(el("div", { class: "setting", "data-key": f.key },
