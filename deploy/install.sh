@@ -15,13 +15,15 @@
 #   5. the systemd unit yamscope.service, enabled, (re)started when something changed
 #   6. with --kiosk: chromium in kiosk mode on the desktop, once the page answers
 # then prints the page's address. --dry-run prints every command instead of running it.
+# Where systemd is not running (a chroot building an image, deploy/qemu-check.sh) the unit is
+# installed and enabled, and starts at the next boot; nothing is started now.
 
 set -euo pipefail
 
 PROG=install.sh
 usage() {
 	cat <<EOF
-usage: sudo deploy/install.sh [--kiosk] [--reinstall] [--constraints FILE]
+usage: sudo deploy/install.sh [--kiosk] [--reinstall] [--constraints FILE] [--without-picamera2]
        deploy/install.sh --dry-run [--kiosk] [--root DIR]
 
 Install or update yamscope from this checkout on Raspberry Pi OS Bookworm (64-bit):
@@ -33,6 +35,8 @@ already right.
   --dry-run          print each command instead of running it (needs neither root nor a Pi)
   --reinstall        pip-install the checkout even if the same source is installed
   --constraints FILE pip constraints (default: deploy/constraints-pi.txt, for Bookworm)
+  --without-picamera2  on an arm64 Debian without Raspberry Pi OS's archive (a USB webcam,
+                     the simulated tray, deploy/qemu-check.sh): no python3-picamera2
   --root DIR         with --dry-run: look for the installed files (configuration, unit,
                      venv) under DIR instead of /; packages, users and services are still
                      this machine's
@@ -54,6 +58,7 @@ ARGS=("$@")
 DRY_RUN=0
 KIOSK=0
 REINSTALL=0
+PICAMERA2=1
 ROOT=
 CONSTRAINTS=$SRC/deploy/constraints-pi.txt
 CONSTRAINTS_GIVEN=0
@@ -62,6 +67,7 @@ while (($#)); do
 	--kiosk) KIOSK=1 ;;
 	--dry-run | -n) DRY_RUN=1 ;;
 	--reinstall) REINSTALL=1 ;;
+	--without-picamera2) PICAMERA2=0 ;;
 	--constraints)
 		(($# >= 2)) || die "--constraints needs a FILE"
 		CONSTRAINTS=$(realpath -- "$2") || die "--constraints: no such file: $2"
@@ -108,7 +114,10 @@ AUTOSTART=/etc/xdg/autostart/yamscope-kiosk.desktop
 SERVICE_USER=yamscope
 STATE_DIR=/var/lib/yamscope
 SYSTEM_PYTHON=/usr/bin/python3 # apt's picamera2 is built for this Python, not another one
-BASE_PACKAGES=(python3-picamera2 python3-venv curl)
+# polkitd: the rule that lets the service power the machine off (the owner's page)
+BASE_PACKAGES=(python3-venv curl polkitd)
+POLKIT_RULE=/etc/polkit-1/rules.d/50-yamscope.rules
+SYSTEMD_UP=1 # 0 in a chroot: the unit is installed and enabled, started at the next boot
 
 # -- running, or printing, commands -------------------------------------------------------------
 # Only `run` changes the system. Everything else reads (and is done in --dry-run too).
@@ -131,7 +140,7 @@ differs() { ! cmp -s -- "$1" "$(at "$2")"; }
 # -- checks before anything changes -------------------------------------------------------------
 preflight() {
 	[[ $(uname -s) == Linux ]] || die "this installs on Raspberry Pi OS (Linux), not $(uname -s)"
-	for f in pyproject.toml deploy/yamscope.service deploy/yamscope.example.toml \
+	for f in pyproject.toml deploy/yamscope.service deploy/yamscope.example.toml deploy/yamscope-poweroff.rules \
 		deploy/kiosk/start-kiosk.sh deploy/kiosk/yamscope-kiosk.desktop; do
 		[[ -f $SRC/$f ]] || die "$SRC is not a whole yamscope checkout: no $f"
 	done
@@ -147,7 +156,11 @@ preflight() {
 	fi
 	((EUID == 0)) || die "run it as root: sudo $0 ${ARGS[*]}  (or --dry-run to see what it would do)"
 	command -v apt-get >/dev/null || die "no apt-get: this is for Raspberry Pi OS (Debian)"
-	[[ -d /run/systemd/system ]] || die "systemd is not running: the service could not start"
+	if [[ ! -d /run/systemd/system ]]; then
+		SYSTEMD_UP=0
+		warn "systemd is not running (a chroot?): the service is installed and enabled," \
+			"and starts at the next boot"
+	fi
 	[[ -x $SYSTEM_PYTHON ]] || die "no $SYSTEM_PYTHON"
 	if [[ $codename != bookworm ]] && ((!CONSTRAINTS_GIVEN)); then
 		die "this is ${codename:-an unknown release}, not Bookworm: deploy/constraints-pi.txt" \
@@ -159,6 +172,8 @@ preflight() {
 	*) warn "this is $(uname -m), not 64-bit (aarch64): the wheels may have to be built" ;;
 	esac
 }
+
+((PICAMERA2)) && BASE_PACKAGES=(python3-picamera2 "${BASE_PACKAGES[@]}")
 
 # -- 1. packages ------------------------------------------------------------------------------
 # (outputs captured, not piped into grep -q: with pipefail a writer cut short fails the test)
@@ -190,7 +205,7 @@ packages() {
 	fi
 	run apt-get update
 	if ((${#missing[@]})); then
-		if ((!DRY_RUN)) && ! candidate python3-picamera2; then
+		if ((!DRY_RUN && PICAMERA2)) && ! candidate python3-picamera2; then
 			die "python3-picamera2 is not in this machine's apt sources: yamscope's camera" \
 				"needs Raspberry Pi OS (its archive.raspberrypi.com repository)"
 		fi
@@ -296,8 +311,10 @@ code() {
 if int(numpy.__version__.split(".")[0]) >= 2:
     sys.exit(f"numpy {numpy.__version__} in the venv: picamera2 from apt needs numpy<2")' ||
 		die "pip put numpy 2 in $VENV: check $CONSTRAINTS"
-	run "$VENV/bin/python" -c 'import picamera2, libcamera' ||
-		die "$VENV does not see apt's picamera2 (python3-picamera2, --system-site-packages)"
+	if ((PICAMERA2)); then
+		run "$VENV/bin/python" -c 'import picamera2, libcamera' ||
+			die "$VENV does not see apt's picamera2 (python3-picamera2, --system-site-packages)"
+	fi
 	printf '%s\n' "$fp" >"$STAGE/.fingerprint"
 	run install -m 0644 "$STAGE/.fingerprint" "$STAMP"
 }
@@ -305,10 +322,14 @@ if int(numpy.__version__.split(".")[0]) >= 2:
 # -- 4. the configuration ---------------------------------------------------------------------
 config() {
 	step "configuration $CONFIG"
+	# the owner's settings page writes the configuration: the folder is the service's group's
+	# (a new file is renamed into place there), the unit's ReadWritePaths lets it write there
+	if [[ $(stat -c '%a %U %G' -- "$(at "$ETC")" 2>/dev/null) != "770 root $SERVICE_USER" ]]; then
+		run install -d -m 0770 -o root -g "$SERVICE_USER" "$ETC"
+	fi
 	if [[ -e $(at "$CONFIG") ]]; then
 		say "exists: kept as it is (the example is $SRC/deploy/yamscope.example.toml)"
 	else
-		run install -d -m 0755 "$ETC"
 		# readable by the service, not by every user (it may hold the PIN)
 		run install -m 0640 -o root -g "$SERVICE_USER" "$SRC/deploy/yamscope.example.toml" "$CONFIG"
 	fi
@@ -336,17 +357,23 @@ service() {
 	local changed=0
 	if differs "$SRC/deploy/yamscope.service" "$UNIT"; then
 		run install -m 0644 "$SRC/deploy/yamscope.service" "$UNIT"
-		run systemctl daemon-reload
+		((SYSTEMD_UP)) && run systemctl daemon-reload
 		changed=1
 	else
 		say "unit $UNIT up to date"
+	fi
+	# the owner's page may power the machine off (polkit asks logind on the service's behalf)
+	if differs "$SRC/deploy/yamscope-poweroff.rules" "$POLKIT_RULE"; then
+		run install -D -m 0644 "$SRC/deploy/yamscope-poweroff.rules" "$POLKIT_RULE"
 	fi
 	if unit_enabled; then
 		say "enabled"
 	else
 		run systemctl enable yamscope.service
 	fi
-	if ((changed || CODE_CHANGED)); then
+	if ((!SYSTEMD_UP)); then
+		say "systemd is not running here: yamscope.service starts at the next boot"
+	elif ((changed || CODE_CHANGED)); then
 		run systemctl restart yamscope.service
 	elif unit_active; then
 		say "running"
@@ -441,7 +468,7 @@ main() {
 	config
 	service
 	read_address
-	wait_for_page
+	((SYSTEMD_UP)) && wait_for_page
 	kiosk
 	show_address
 }

@@ -201,12 +201,20 @@ def serve(
     *,
     camera: CameraSource | None = None,
     advice: bool = True,
+    config_path: Path | None = None,
 ) -> int:
+    """Serve until stopped; the exit status (the owner's restart: see device/power.py).
+    ``config_path``: the file the owner's settings page writes (default: device.settings')."""
+    from device import logbook
+    from device.power import Power
+    from device.settings import config_file
     from device.web import create_app
+    from device.web.owner import Owner, install_owner
     from device.web.security import common_pin
     from device.web.server import make_table_server
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    book = logbook.install()
     memory.limit_arenas()
     host, port, pin = server_settings.host, server_settings.port, server_settings.pin
     try:
@@ -243,6 +251,10 @@ def serve(
         default_rules=config.table.rules,
     )
     server = make_table_server(host, port, app)
+    power = Power(stop=server.shutdown)
+    owner = Owner(config, config_file(config_path), data, power, host, server.server_port)
+    owner.pin, owner.logbook = pin, book
+    install_owner(app, owner)
 
     def stop(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
@@ -263,4 +275,5 @@ def serve(
         if watcher is not None:
             watcher.stop()
         session.close()
-    return 0
+    restart = power.finish()  # the owner's restart: an exit status for systemd, or exec
+    return restart if restart is not None else 0

@@ -121,6 +121,7 @@ class TrayWatcher:
         self._view_said: str | None = None  # what that comparison last told the players
         self._published: tuple[Any, ...] | None = None
         self._rolling_since: float | None = None  # a simulated throw not read yet
+        self.lesson: Any = None  # device.teach.Lesson while the owner teaches the dice
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="tray-watcher", daemon=True)
 
@@ -301,7 +302,10 @@ class TrayWatcher:
         if self.detector.state == "moving":
             with self._lock:
                 self._overlay = None
-        if settled is not None:
+        lesson = self.lesson
+        if settled is not None and lesson is not None and lesson.settled(frame):
+            self.roll_done()  # « Apprendre mes dés » (device/teach.py): a photo, not a throw
+        elif settled is not None:
             try:
                 self._read(frame)
             finally:

@@ -41,13 +41,14 @@ def register(sub: Commands) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from device.config import ConfigError, load_config
+    from device.config import ConfigError
     from device.serve import read_pin_file, records_target, serve, settings
+    from device.settings import load_for_serve
 
     if args.pin is not None and args.pin_file is not None:
         raise UsageError("give --pin or --pin-file, not both")
     try:
-        config = load_config(args.config)
+        config = load_for_serve(args.config)  # else the settings page's file, if written
         pin = read_pin_file(Path(args.pin_file)) if args.pin_file is not None else args.pin
         server, camera = settings(
             config, host=args.host, port=args.port, pin=pin, camera=args.camera
@@ -61,4 +62,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     data = records_target(config, args.data)
-    return serve(config, server, data, camera=camera, advice=not args.no_advice)
+    config_path = Path(args.config) if args.config is not None else None
+    return serve(
+        config, server, data, camera=camera, advice=not args.no_advice, config_path=config_path
+    )

@@ -118,6 +118,13 @@ class Store:
         with self._lock:
             self.engine.backup(to)
 
+    def restore(self, source: Path) -> None:
+        """These records replaced by a checked copy (the owner's restore, device/backup.py)."""
+        if not isinstance(self.engine, SqliteEngine):
+            raise StoreError("a PostgreSQL database is restored with pg_restore, not by yamscope")
+        with self._lock:
+            self.engine.restore(source)
+
     def _migrate(self) -> None:
         """Each missing version in one transaction: the statements, then what the new
         tables must hold for the games already kept (their results)."""

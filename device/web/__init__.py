@@ -34,6 +34,7 @@ STATIC = {
     "records.js": "text/javascript",
     "records.css": "text/css",
 }
+RAW_BODIES = frozenset({"owner.restore"})  # endpoints that take a file, not JSON
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
@@ -46,7 +47,8 @@ class QuietPolls(logging.Filter):
     tray for an evening wrote a line a second, and the lines worth reading got lost."""
 
     POLLED = re.compile(
-        r'"(?:GET|HEAD) /(?:api/(?:live|photo)\.jpg|api/(?:state|events|health)|static/)'
+        r'"(?:GET|HEAD) /(?:api/(?:live|photo)\.jpg|api/(?:state|events|health)|static/'
+        r"|api/owner/(?:log|status|health|lesson/\d+\.jpg))"
         r'[^"]*" [23]\d\d '
     )
 
@@ -109,6 +111,7 @@ def create_app(
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.extensions["yamscope.session"] = session
     token = new_token()
+    app.extensions["yamscope.token"] = token  # the owner's page (device/web/owner.py) too
     brake = PinBrake()
     app.extensions["yamscope.brake"] = brake
     static = _static_files()
@@ -132,7 +135,7 @@ def create_app(
             if not same(request.headers.get(PIN_HEADER), pin):
                 brake.failed(client)
                 return _error("missing or wrong PIN", 403)
-        if request.mimetype != "application/json":
+        if request.mimetype != "application/json" and request.endpoint not in RAW_BODIES:
             return _error("send JSON (Content-Type: application/json)", 415)
         return None
 

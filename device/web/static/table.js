@@ -57,7 +57,7 @@ const WORDS = {
     light_dark: "Trop sombre : le feutre est à {0} % de la pleine échelle (il faut {1} % ou plus).",
     light_glare: "Reflets : {0} % de la piste est blanc saturé (il faut {1} % ou moins).",
     light_uneven: "Lumière inégale : le plus clair du feutre est {0} % plus clair que le plus sombre (il faut {1} % ou moins).",
-    records: "Records", audit_box: "pourquoi ces points ?",
+    records: "Records", audit_box: "pourquoi ces points ?", owner: "Propriétaire : mise en route, réglages, état",
     storage_down: "La base des scores est injoignable : aucune action n'est acceptée tant qu'elle ne l'est pas, et la partie reprendra où elle en était dès son retour.",
   },
   en: {
@@ -110,7 +110,7 @@ const WORDS = {
     light_dark: "Too dark: the felt is at {0} % of full scale (want {1} % or more).",
     light_glare: "Glare: {0} % of the tray is clipped white (want {1} % or less).",
     light_uneven: "Uneven light: the brightest part of the felt is {0} % lighter than the darkest (want {1} % or less).",
-    records: "Records", audit_box: "why these points?",
+    records: "Records", audit_box: "why these points?", owner: "Owner: setup, settings, health",
     storage_down: "The records database cannot be reached: no action is taken until it is back, and the game will resume where it was.",
   },
 };
@@ -278,6 +278,7 @@ function render() {
   document.documentElement.lang = lang;
   for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = t(node.dataset.i18n);
   $("btn-lang").textContent = lang === "fr" ? "EN" : "FR";
+  $("link-owner").title = t("owner");
   const game = state.game;
   $("no-game").hidden = !!game;
   $("table").hidden = !game;
