@@ -25,6 +25,7 @@ from device.moments import (
     Photo,
     Turn,
 )
+from device.storage import StoreError
 from device.table_state import computer_kind
 from scoring.entries import RulesError
 from scoring.game import Game
@@ -75,6 +76,28 @@ class Worker:
                 finally:
                     self._working = False
                     memory.trim()  # an advisor's turn frees tens of MB of tables
+
+    def check_storage(self) -> None:
+        """Ask the records whether they can be reached, and tell the page when that
+        changes; once they are back, the game is the one they hold (an action whose answer
+        was lost with the connection may have been kept after all)."""
+        was = self.store.reachable
+        now = self.store.ping()
+        if now is None and (was is not None or self._stale):
+            with self._lock:
+                if self.game_id is not None:
+                    try:
+                        self.game = self.store.load(self.game_id)
+                        self._stale = False
+                    except StoreError:
+                        log.exception("game %s cannot be reloaded", self.game_id)
+                self._computer_error = ComputerFailed()
+        shown = (self._state.get("storage") or {}).get("error")
+        if now != shown:
+            log.warning("records: %s", now or "reachable again")
+            with self._lock:
+                self._publish()
+            self._wake.set()
 
     def _give_up(self, job: Job, why: str) -> None:
         """Mark a job that failed as done, so the worker does not retry it in a loop."""

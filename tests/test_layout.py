@@ -23,7 +23,7 @@ ALLOWED = {
     },
     "device": {
         *("device", "vision", "scoring", "models", "numpy", "cv2", "flask", "werkzeug"),
-        *("pydantic", "platformdirs", "tqdm", "picamera2"),
+        *("pydantic", "platformdirs", "tqdm", "picamera2", "psycopg", "segno"),
     },
 }
 PI = ("device", "vision", "scoring", "models.synth")  # what the appliance runs

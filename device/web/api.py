@@ -16,7 +16,8 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from device.config import is_loopback
 from device.listeners import TooManyListeners
-from device.table import CalibrationRefused, TableSession
+from device.table import TableSession
+from device.table_camera import CalibrationRefused
 from device.table_state import rules_catalog
 from device.version import version
 from device.web import bodies, validate

@@ -92,7 +92,7 @@ def test_a_correction_after_an_undo_is_recorded_against_the_dice_on_the_table(
 def test_calibrating_with_dice_in_view_is_refused_unless_asked_anyway(tmp_path: Path) -> None:
     from device.camera import CameraRunner
     from device.camera.simulated_source import SimulatedSource
-    from device.table import CalibrationRefused
+    from device.table_camera import CalibrationRefused
     from device.tray import TrayWatcher
     from vision.recognise import Recogniser
 
