@@ -25,8 +25,12 @@ from vision.detect import INPUT_SIZE, MEAN, MULTIPLE, NMS_IOU, PAD_VALUE, SCALE,
 MODELS = Path(__file__).resolve().parents[1]
 ONNX_PATH = MODELS / "dicefind.onnx"
 OUTPUTS = ["heatmap", "size", "offset"]
-VERSION = "1.4.0"
-CREDIT = "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0"
+VERSION = "1.5.0"
+CREDIT = (
+    "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0; "
+    '"Dice" v3 public dataset from Roboflow Universe (GitHub Epanemu/GameDiceRecognition, '
+    "Dice-3), CC BY 4.0"
+)
 
 
 def export_onnx(model: DiceNet, path: Path, opset: int = 17) -> None:
@@ -105,6 +109,10 @@ def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dic
             "data": [
                 "Rune55 v3 d6 photos, train split (4163 photos incl. Roboflow augmentations); "
                 "boxes hug the die's top face",
+                "roboflow-dice-d6 colour photos, train split (160 photos, one per source), "
+                "a share of the photo half of each batch (models/detector/train.py COLOUR_SHARE)",
+                "hard negatives drawn into half the pictures: game tokens, screws, specks, "
+                "tiles, edges, dice's hard shadows (models/detector/distractors.py)",
                 f"synthetic trays (models.synth.random_scene, 640x480, d6/d10/both), seeds "
                 f"{SYNTH_TRAIN_SEED}.. (train), {SYNTH_VALID_SEED}.. (valid); boxes cover the "
                 "whole visible die",
@@ -120,8 +128,9 @@ def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dic
             ],
             "credit": CREDIT,
             "epochs": state.get("epoch"),
-            "selected_by": "mean F1 (IoU 0.5) of Rune55 valid (first 200 photos) and 100 "
-            "synthetic valid scenes" + (" and the rendered scenes held out" if rendered else ""),
+            "selected_by": "mean F1 (IoU 0.5) of Rune55 valid (first 200 photos), "
+            "roboflow-dice-d6 valid (52 photos) and 100 synthetic valid scenes"
+            + (" and the rendered scenes held out" if rendered else ""),
             "history": state.get("history", [])[-1:] if state.get("history") else [],
             "command": "python -m models.detector.train (resumes data/runs/detector/last.pt; "
             "1.0.0: 15 epochs, ~28 CPU minutes on 2 shared cores: epoch 1 of 60 steps x 12 at "
@@ -135,7 +144,12 @@ def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dic
             "--epochs 200 --synth 3000 --lr 3e-3 --minutes 6.67 --weights .gpu/detector.pt`; "
             "13 epochs of 600 batches of 64, the photos carried as grey JPEG q88). 1.4.0: "
             "1.3.0's last.pt, 8 more epochs (`SCENES=0 BUDGET=250 DET_MINUTES=3.5 "
-            "DET_SYNTH=6000 DET_WORKERS=14 DET_LR=2e-3 bash models/gpu/run.sh`), best epoch by F1",
+            "DET_SYNTH=6000 DET_WORKERS=14 DET_LR=2e-3 bash models/gpu/run.sh`), best epoch by F1. "
+            "1.5.0: `python -m models.detector.train --from-onnx models/dicefind.onnx --lr 1e-3` "
+            "with the colour photos and the hard negatives (14 epochs, ~30 minutes on 2 shared "
+            "cores), then one more epoch from those weights (`--weights`) with fewer, larger "
+            "negatives; selected by the mean F1 of Rune55 valid, the colour photos' valid "
+            "split and the synthetic valid scenes (docs/finding-dice.md)",
         },
         "metrics": metrics or {},
         "metrics_command": "taskset -c 0 python -m models.detector.eval --split test --json "
