@@ -21,7 +21,8 @@ from pydantic import ValidationError
 
 from device import memory
 from device.camera.frames import CameraError
-from device.config import CameraSource, Config, ConfigError, Server, parse_camera_source, problems
+from device.config import ConfigError, problems
+from device.config_sections import CameraSource, Config, Server, parse_camera_source
 from device.storage import Store, StoreDamaged, StoreError, is_url
 from device.table import TableSession
 from vision.errors import VisionError

@@ -16,7 +16,7 @@ from typing import Any
 from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from device.config import is_loopback
+from device.config_sections import is_loopback
 from device.storage import StoreError, StoreFull, StoreUnavailable
 from device.table import TableSession
 from device.table_state import rules_catalog

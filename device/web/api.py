@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from device.config import is_loopback
+from device.config_sections import is_loopback
 from device.listeners import TooManyListeners
 from device.table import TableSession
 from device.table_camera import CalibrationRefused

@@ -24,7 +24,8 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictFloat, StrictInt, 
 from pydantic import ValidationError as BodyError
 
 from device import backup, health, join, settings
-from device.config import Config, ConfigError
+from device.config import ConfigError
+from device.config_sections import Config
 from device.logbook import Logbook
 from device.power import Power, PowerRefused, under_unit
 from device.storage import is_url
