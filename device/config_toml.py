@@ -22,7 +22,7 @@ from pydantic.fields import FieldInfo
 from scoring.rulebooks import RULEBOOKS
 
 if TYPE_CHECKING:
-    from device.config import Config
+    from device.config_sections import Config
 
 WIDTH = 92
 HEADER = (
@@ -104,7 +104,7 @@ def _options_lines(
 
 def render(config: Config, *, changed_only: bool = False) -> str:
     """The TOML text of ``config``: all keys, or with ``changed_only`` those not default."""
-    from device.config import Config
+    from device.config_sections import Config
 
     defaults = Config()
     out = comment(HEADER)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import segno
 
-from device.config import is_loopback
+from device.config_sections import is_loopback
 
 ANY = ("0.0.0.0", "::", "")
 

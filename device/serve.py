@@ -15,16 +15,23 @@ import sys
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from device import memory
 from device.camera.frames import CameraError
-from device.config import CameraSource, Config, ConfigError, Server, parse_camera_source, problems
+from device.config import ConfigError, problems
+from device.config_sections import CameraSource, Config, Server, parse_camera_source
 from device.storage import Store, StoreDamaged, StoreError, is_url
 from device.table import TableSession
 from vision.errors import VisionError
+
+if TYPE_CHECKING:
+    from device.logbook import Logbook
+    from device.power import Power
+    from device.tray import TrayWatcher
+    from device.web.server import TableServer
 
 log = logging.getLogger(__name__)
 
@@ -206,17 +213,12 @@ def serve(
     """Serve until stopped; the exit status (the owner's restart: see device/power.py).
     ``config_path``: the file the owner's settings page writes (default: device.settings')."""
     from device import logbook
-    from device.power import Power
-    from device.settings import config_file
-    from device.web import create_app
-    from device.web.owner import Owner, install_owner
     from device.web.security import common_pin
-    from device.web.server import make_table_server
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     book = logbook.install()
     memory.limit_arenas()
-    host, port, pin = server_settings.host, server_settings.port, server_settings.pin
+    host, pin = server_settings.host, server_settings.pin
     try:
         store = open_records(
             data, config.table.table_name(), photo_budget=config.storage.photo_budget_mb * 2**20
@@ -243,6 +245,29 @@ def serve(
         session.close()
         print(f"yamscope: {exc}", file=sys.stderr)
         return 1
+    server, power = _web_server(session, config, server_settings, data, config_path, book)
+    _serve_until_stopped(server, host, store, session, watcher)
+    restart = power.finish()  # the owner's restart: an exit status for systemd, or exec
+    return restart if restart is not None else 0
+
+
+def _web_server(
+    session: TableSession,
+    config: Config,
+    server_settings: Server,
+    data: str | Path,
+    config_path: Path | None,
+    book: Logbook,
+) -> tuple[TableServer, Power]:
+    """The table's app with the owner's pages, on its server; and the ``Power`` that the
+    owner's restart and shut down go through."""
+    from device.power import Power
+    from device.settings import config_file
+    from device.web import create_app
+    from device.web.owner import Owner, install_owner
+    from device.web.server import make_table_server
+
+    host, port, pin = server_settings.host, server_settings.port, server_settings.pin
     app = create_app(
         session,
         pin=pin,
@@ -255,6 +280,14 @@ def serve(
     owner = Owner(config, config_file(config_path), data, power, host, server.server_port)
     owner.pin, owner.logbook = pin, book
     install_owner(app, owner)
+    return server, power
+
+
+def _serve_until_stopped(
+    server: TableServer, host: str, store: Store, session: TableSession, watcher: TrayWatcher | None
+) -> None:
+    """Serve until SIGTERM, Ctrl-C or the owner's restart; then stop the tray and the
+    session (the records stay as the last action left them)."""
 
     def stop(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
@@ -275,5 +308,3 @@ def serve(
         if watcher is not None:
             watcher.stop()
         session.close()
-    restart = power.finish()  # the owner's restart: an exit status for systemd, or exec
-    return restart if restart is not None else 0

@@ -22,7 +22,8 @@ from typing import Any, Literal, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 
 from device import paths
-from device.config import Config, ConfigError, _small_file, load_config, problems
+from device.config import ConfigError, _small_file, load_config, problems
+from device.config_sections import Config
 
 FILE_NAME = "yamscope.toml"
 # What a running table takes at once; every other key is read at start only.

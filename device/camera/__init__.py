@@ -14,7 +14,7 @@ from device.camera.opencv_source import OpenCVSource
 from device.camera.picamera2_source import Picamera2Source, import_picamera2
 from device.camera.replay_source import ReplaySource
 from device.camera.runner import CameraRunner
-from device.config import Camera, CameraSource
+from device.config_sections import Camera, CameraSource
 
 __all__ = [
     "CameraError",

@@ -9,9 +9,7 @@ from device.cli.common import Commands, UsageError, add_typefaces_flag, typeface
 
 
 def register(sub: Commands) -> None:
-    """The ``train`` command and its options.
-
-    Long: the options of a training run, one call each."""
+    """The ``train`` command and its options, in the order ``--help`` lists them."""
     trn = sub.add_parser(
         "train",
         help="train the die-face classifier on synthetic crops and Rune55 (needs torch)",
@@ -20,6 +18,19 @@ def register(sub: Commands) -> None:
         "--from-corrections, fine-tune a checkpoint on crops corrected on the appliance. "
         "A checkpoint per epoch in OUT, best weights in OUT/best.pt.",
     )
+    _run_options(trn)
+    _source_options(trn)
+    trn.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU")
+    trn.add_argument(
+        "--minutes", type=float, default=0.0, help="stop after this; the schedule ends there"
+    )
+    trn.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_typefaces_flag(trn)
+    trn.set_defaults(func=cmd_train)
+
+
+def _run_options(trn: argparse.ArgumentParser) -> None:
+    """Where the checkpoints go, how long, how many scenes and crops, the learning rate."""
     trn.add_argument("--out", required=True, metavar="DIR", help="checkpoints go here")
     trn.add_argument("--epochs", type=int, default=12)
     trn.add_argument("--resume", action="store_true", help="continue after the last checkpoint")
@@ -40,6 +51,11 @@ def register(sub: Commands) -> None:
     )
     trn.add_argument("--workers", type=int, default=2, help="processes rendering scenes")
     trn.add_argument("--lr", type=float, help="peak learning rate (3e-3; 3e-4 to fine-tune)")
+
+
+def _source_options(trn: argparse.ArgumentParser) -> None:
+    """What the net starts from and learns beside the synthetic crops: corrections, a
+    checkpoint, rendered scenes, the wide camera's share, photos' repeats, a teacher."""
     trn.add_argument(
         "--from-corrections",
         metavar="DIR",
@@ -97,13 +113,6 @@ def register(sub: Commands) -> None:
         help="a float die-face model that teaches: the net starts from its strongest filters "
         "(unless --weights) and learns its probabilities beside the labels",
     )
-    trn.add_argument("--device", default="cpu", help="torch device: cpu, or cuda on a GPU")
-    trn.add_argument(
-        "--minutes", type=float, default=0.0, help="stop after this; the schedule ends there"
-    )
-    trn.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_typefaces_flag(trn)
-    trn.set_defaults(func=cmd_train)
 
 
 def _rendered_scenes(folder: Path) -> None:

@@ -27,7 +27,8 @@ def register(sub: Commands) -> None:
 
 def cmd_validate_config(args: argparse.Namespace) -> int:
     """Check a configuration file before the appliance starts on it; or print the example."""
-    from device.config import Config, ConfigError, load_config
+    from device.config import ConfigError, load_config
+    from device.config_sections import Config
     from device.config_toml import toml_value
 
     if args.print_defaults:

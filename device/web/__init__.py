@@ -7,20 +7,19 @@ start and served from memory (so no request path ever reaches the file system).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
-from importlib import resources
 from typing import Any
 
 from flask import Flask, Response, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from device.config import is_loopback
+from device.config_sections import is_loopback
 from device.storage import StoreError, StoreFull, StoreUnavailable
 from device.table import TableSession
 from device.table_state import rules_catalog
 from device.web.api import build_api
+from device.web.assets import add_static
 from device.web.records_api import build_records
 from device.web.security import PIN_HEADER, TOKEN_HEADER, PinBrake, new_token, same
 from device.web.validate import BadRequest
@@ -79,15 +78,6 @@ def host_name(host: str) -> str:
     return host.rpartition(":")[0] if host.count(":") == 1 else host
 
 
-def _static_files() -> dict[str, tuple[bytes, str]]:
-    folder = resources.files("device.web") / "static"
-    out = {}
-    for name in STATIC:
-        data = (folder / name).read_bytes()
-        out[name] = (data, hashlib.sha256(data).hexdigest()[:12])
-    return out
-
-
 def create_app(
     session: TableSession,
     *,
@@ -101,8 +91,6 @@ def create_app(
 
     Without a PIN the app answers only to loopback host names (``localhost``, any of
     127.0.0.0/8, ``::1``), so a web page elsewhere cannot reach it through DNS rebinding.
-    Long: the app's guards, headers and error handlers are closures over its token, PIN and
-    brake, kept together so that none is registered without the others.
     """
     logging.getLogger("werkzeug").addFilter(QUIET_POLLS)  # once: the same filter object
     app = Flask(__name__, static_folder=None)
@@ -111,13 +99,36 @@ def create_app(
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.extensions["yamscope.session"] = session
     token = new_token()
-    app.extensions["yamscope.token"] = token  # the owner's page (device/web/owner.py) too
+    app.extensions["yamscope.token"] = token  # the owner's page (device/web/owner/) too
     brake = PinBrake()
     app.extensions["yamscope.brake"] = brake
-    static = _static_files()
+    versions = add_static(app, STATIC)
     app.register_blueprint(build_api(max_players))
     app.register_blueprint(build_records(language))
-    app.extensions["yamscope.versions"] = {name: digest for name, (_, digest) in static.items()}
+    app.extensions["yamscope.versions"] = versions
+    _register_guard(app, token, pin, brake)
+    _register_errors(app)
+
+    @app.get("/")
+    def page() -> str:
+        boot: dict[str, Any] = {
+            "token": token,
+            "pin": pin is not None,
+            "pin_strength": _strength(brake, pin, request.remote_addr),
+            "max_players": max_players,
+            "language": language,
+            "default_rules": default_rules,
+            "rules": rules_catalog(),
+            "state": session.state(),
+        }
+        return render_template("table.html", boot=boot, versions=versions)
+
+    return app
+
+
+def _register_guard(app: Flask, token: str, pin: str | None, brake: PinBrake) -> None:
+    """What every request passes first (host, token, PIN, JSON) and every answer carries
+    (the security headers): registered together, so that neither goes without the other."""
 
     @app.before_request
     def guard() -> Response | None:
@@ -148,6 +159,10 @@ def create_app(
             response.headers.setdefault("Cache-Control", "no-store")
         return response
 
+
+def _register_errors(app: Flask) -> None:
+    """Every error as JSON with its status: bad input, refused by the rules, records."""
+
     @app.errorhandler(BadRequest)
     def bad_request(exc: BadRequest) -> Response:
         return _error(str(exc), 400)
@@ -170,32 +185,6 @@ def create_app(
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Response:
         return _error(exc.description or exc.name, exc.code or 500)
-
-    @app.get("/")
-    def page() -> str:
-        boot: dict[str, Any] = {
-            "token": token,
-            "pin": pin is not None,
-            "pin_strength": _strength(brake, pin, request.remote_addr),
-            "max_players": max_players,
-            "language": language,
-            "default_rules": default_rules,
-            "rules": rules_catalog(),
-            "state": session.state(),
-        }
-        versions = {name: digest for name, (_, digest) in static.items()}
-        return render_template("table.html", boot=boot, versions=versions)
-
-    def asset(name: str) -> Response:
-        data, digest = static[name]
-        response = Response(data, mimetype=STATIC[name])
-        response.set_etag(digest)
-        response.headers["Cache-Control"] = "no-cache"
-        return response.make_conditional(request)
-
-    for name in STATIC:
-        app.add_url_rule(f"/static/{name}", name.replace(".", "_"), lambda n=name: asset(n))
-    return app
 
 
 def _strength(brake: PinBrake, pin: str | None, client: str | None) -> dict[str, Any] | None:

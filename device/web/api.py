@@ -14,7 +14,7 @@ from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from device.config import is_loopback
+from device.config_sections import is_loopback
 from device.listeners import TooManyListeners
 from device.table import TableSession
 from device.table_camera import CalibrationRefused
@@ -50,9 +50,18 @@ def _json() -> Any:
 
 
 def build_api(max_players: int) -> Blueprint:
-    """The ``/api/`` blueprint: one nested function per route (long: the routes, each a few
-    lines, read best together)."""
+    """The ``/api/`` blueprint, its routes registered by group."""
     api = Blueprint("api", __name__, url_prefix="/api")
+    _register_reads(api, max_players)
+    _register_throws(api, max_players)
+    _register_camera(api)
+    _register_sheet(api)
+    _register_events(api)
+    return api
+
+
+def _register_reads(api: Blueprint, max_players: int) -> None:
+    """The state, the rulebooks, this API's document and the table's health."""
 
     @api.get("/state")
     def state() -> Response:
@@ -65,6 +74,24 @@ def build_api(max_players: int) -> Blueprint:
     @api.get("/openapi.json")
     def spec() -> Response:
         return _answer(openapi(max_players))
+
+    @api.get("/health")
+    def health() -> Response:
+        """For the smoke test and monitoring: the version, the tray and the camera."""
+        session = _session()
+        watcher = session.watcher
+        return _answer(
+            {
+                "version": version(),
+                "tray": session.tray,
+                "camera": watcher.status() if watcher is not None else None,
+                "game": (session.state().get("game") or {}).get("id"),
+            }
+        )
+
+
+def _register_throws(api: Blueprint, max_players: int) -> None:
+    """A new game, a throw (typed in or drawn) and the dice set aside."""
 
     @api.post("/games")
     def new_game() -> Response:
@@ -85,6 +112,10 @@ def build_api(max_players: int) -> Blueprint:
         session = _session()
         count = validate.dice_count(session.state())
         return _answer(session.set_keep(bodies.parse(bodies.Keep, _json(), dice_count=count).keep))
+
+
+def _register_camera(api: Blueprint) -> None:
+    """The camera's live picture and the tray's calibration."""
 
     @api.get("/live.jpg")
     def live() -> Response:
@@ -112,19 +143,10 @@ def build_api(max_players: int) -> Blueprint:
             refused = {"error": message, "error_fr": french(message), "status": 409}
             return _answer(refused | {"dice_seen": exc.seen}, 409)
 
-    @api.get("/health")
-    def health() -> Response:
-        """For the smoke test and monitoring: the version, the tray and the camera."""
-        session = _session()
-        watcher = session.watcher
-        return _answer(
-            {
-                "version": version(),
-                "tray": session.tray,
-                "camera": watcher.status() if watcher is not None else None,
-                "game": (session.state().get("game") or {}).get("id"),
-            }
-        )
+
+def _register_sheet(api: Blueprint) -> None:
+    """What players do with a throw: correct it, announce, score, undo, let a computer
+    finish its turn, and the picture of a computer's throw."""
 
     @api.post("/correct")
     def correct() -> Response:
@@ -159,6 +181,10 @@ def build_api(max_players: int) -> Blueprint:
         response.headers["Cache-Control"] = "no-store"
         return response
 
+
+def _register_events(api: Blueprint) -> None:
+    """The pushed states (Server-Sent Events), one stream per listener."""
+
     @api.get("/events")
     def events() -> Response:
         session = _session()
@@ -186,5 +212,3 @@ def build_api(max_players: int) -> Blueprint:
         release: Callable[[], None] = lambda: session.remove_listener(listener)  # noqa: E731
         response.call_on_close(release)
         return response
-
-    return api

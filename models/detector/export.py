@@ -67,6 +67,9 @@ def max_difference(model: DiceNet, path: Path, inputs: torch.Tensor) -> float:
 
 
 def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dict | None) -> dict:
+    """The detector's card as a dict (written next to the .onnx as JSON).
+
+    Long: the card written out as data."""
     rendered = any("rendered" in record for record in state.get("history", []))
     return {
         "name": "dicefind",

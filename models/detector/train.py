@@ -33,7 +33,9 @@ import argparse
 import json
 import math
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -133,8 +135,8 @@ def score_maps(maps: list[tuple], data: Set, threshold: float) -> dict[str, floa
 
 
 def train(args: argparse.Namespace) -> None:
-    """Train the detector into ``out`` (resuming there); long: the training loop, its
-    checkpoints and its validation in one piece."""
+    """Train the detector into ``out`` (resuming there): load, start, then each epoch's
+    steps, validation and checkpoints."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     device = torch.device(args.device)
@@ -155,26 +157,9 @@ def train(args: argparse.Namespace) -> None:
     run_dir = Path(args.out)
     run_dir.mkdir(parents=True, exist_ok=True)
     last = run_dir / "last.pt"
-    epoch, best, history = 0, -1.0, []
-    optimiser_state = None
-    if last.exists() and not args.fresh:
-        state = torch.load(last, map_location="cpu", weights_only=False)
-        model.load_state_dict(state["model"])
-        optimiser_state = state["optimiser"]
-        epoch, best, history = state["epoch"], state["best"], state["history"]
-        print(f"resumed after epoch {epoch} (best F1 {best:.4f})")
-    elif args.weights:
-        model.load_state_dict(
-            torch.load(args.weights, map_location="cpu", weights_only=False)["model"]
-        )
-        print(f"starting from the weights of {args.weights}")
-    elif args.from_onnx:
-        model = from_onnx(Path(args.from_onnx))
-        rng = np.random.default_rng(999)
-        samples = [draw_batch(photos, synth, args.batch, args.crop, rng, scenes, args.scene_share,
-                              colour)[0] for _ in range(8)]  # fmt: skip
-        restore_norms(model, samples)
-        print(f"starting from the exported model {args.from_onnx}")
+    model, optimiser_state, epoch, best, history = _start(
+        args, model, last, photos, synth, scenes, colour
+    )
     model.to(device)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
     if optimiser_state is not None:
@@ -197,45 +182,16 @@ def train(args: argparse.Namespace) -> None:
             persistent_workers=args.workers > 0,
         )
     )  # fmt: skip
-    from tqdm import tqdm
-
     while epoch < args.epochs:
         if args.minutes and time.monotonic() - started > args.minutes * 60:
             print("time budget spent")
             break
-        model.train()
-        losses = []
-        bar = tqdm(range(args.steps), desc=f"epoch {epoch + 1}", leave=False)
-        for step in bar:
-            done = epoch * args.steps + step
-            warm = min(1.0, (done + 1) / 50)
-            lr = args.lr * warm * 0.5 * (1 + math.cos(math.pi * progress(done)))
-            for group in optimiser.param_groups:
-                group["lr"] = lr
-            x, targets = next(batches)
-            x = x.to(device, non_blocking=True)
-            targets = {k: v.to(device, non_blocking=True) for k, v in targets.items()}
-            loss, parts = detector_loss(model(x), targets)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            losses.append(float(loss.detach()))
-            bar.set_postfix(
-                loss=f"{np.mean(losses[-20:]):.3f}", **{k: f"{v:.3f}" for k, v in parts.items()}
-            )
-            if progress(done + 1) >= 1.0:
-                break  # the time is up: check and save what was learned
+        losses = _steps(args, model, optimiser, batches, device, epoch, progress)
         epoch += 1
         checks = {"photos": valid_photos, "colour": valid_colour, "synth": valid_synth}
         if valid_scenes is not None and len(valid_scenes):
             checks["rendered"] = valid_scenes
-        maps = {name: predict_set(model, data) for name, data in checks.items()}
-        scores = {
-            t: {name: score_maps(maps[name], data, t) for name, data in checks.items()}
-            for t in (0.2, 0.3, 0.4, 0.5)
-        }
-        t_best = max(scores, key=lambda t: sum(s["f1"] for s in scores[t].values()))
-        f1 = float(np.mean([s["f1"] for s in scores[t_best].values()]))
+        scores, t_best, f1 = _validate(model, checks)
         record = {
             "epoch": epoch, "loss": float(np.mean(losses)), "threshold": t_best,
             **scores[t_best], "f1": f1, "minutes": (time.monotonic() - started) / 60,
@@ -253,6 +209,92 @@ def train(args: argparse.Namespace) -> None:
             torch.save(state, run_dir / "best.pt")
         torch.save(state, last)
         (run_dir / "history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
+
+
+def _start(
+    args: argparse.Namespace,
+    model: DiceNet,
+    last: Path,
+    photos: Any,
+    synth: Any,
+    scenes: Any,
+    colour: Any,
+) -> tuple[DiceNet, dict | None, int, float, list]:
+    """What the run starts from: its own last checkpoint (resumed), --weights, --from-onnx
+    (its norms restored on a few batches) or nothing; (model, optimiser state, epoch, best
+    F1, history)."""
+    epoch, best, history = 0, -1.0, []
+    optimiser_state = None
+    if last.exists() and not args.fresh:
+        state = torch.load(last, map_location="cpu", weights_only=False)
+        model.load_state_dict(state["model"])
+        optimiser_state = state["optimiser"]
+        epoch, best, history = state["epoch"], state["best"], state["history"]
+        print(f"resumed after epoch {epoch} (best F1 {best:.4f})")
+    elif args.weights:
+        model.load_state_dict(
+            torch.load(args.weights, map_location="cpu", weights_only=False)["model"]
+        )
+        print(f"starting from the weights of {args.weights}")
+    elif args.from_onnx:
+        model = from_onnx(Path(args.from_onnx))
+        rng = np.random.default_rng(999)
+        samples = [draw_batch(photos, synth, args.batch, args.crop, rng, scenes, args.scene_share,
+                              colour)[0] for _ in range(8)]  # fmt: skip
+        restore_norms(model, samples)
+        print(f"starting from the exported model {args.from_onnx}")
+    return model, optimiser_state, epoch, best, history
+
+
+def _steps(
+    args: argparse.Namespace,
+    model: DiceNet,
+    optimiser: torch.optim.Optimizer,
+    batches: Iterator[Any],
+    device: torch.device,
+    epoch: int,
+    progress: Callable[[int], float],
+) -> list[float]:
+    """One epoch's steps on the warmed-up cosine schedule (cut short when the run's time is
+    up); the steps' losses."""
+    from tqdm import tqdm
+
+    model.train()
+    losses = []
+    bar = tqdm(range(args.steps), desc=f"epoch {epoch + 1}", leave=False)
+    for step in bar:
+        done = epoch * args.steps + step
+        warm = min(1.0, (done + 1) / 50)
+        lr = args.lr * warm * 0.5 * (1 + math.cos(math.pi * progress(done)))
+        for group in optimiser.param_groups:
+            group["lr"] = lr
+        x, targets = next(batches)
+        x = x.to(device, non_blocking=True)
+        targets = {k: v.to(device, non_blocking=True) for k, v in targets.items()}
+        loss, parts = detector_loss(model(x), targets)
+        optimiser.zero_grad()
+        loss.backward()
+        optimiser.step()
+        losses.append(float(loss.detach()))
+        bar.set_postfix(
+            loss=f"{np.mean(losses[-20:]):.3f}", **{k: f"{v:.3f}" for k, v in parts.items()}
+        )
+        if progress(done + 1) >= 1.0:
+            break  # the time is up: check and save what was learned
+    return losses
+
+
+def _validate(model: DiceNet, checks: dict[str, Any]) -> tuple[dict, float, float]:
+    """Each validation set scored at four thresholds; (scores, the threshold whose F1s sum
+    highest, their mean F1 there)."""
+    maps = {name: predict_set(model, data) for name, data in checks.items()}
+    scores = {
+        t: {name: score_maps(maps[name], data, t) for name, data in checks.items()}
+        for t in (0.2, 0.3, 0.4, 0.5)
+    }
+    t_best = max(scores, key=lambda t: sum(s["f1"] for s in scores[t].values()))
+    f1 = float(np.mean([s["f1"] for s in scores[t_best].values()]))
+    return scores, t_best, f1
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -135,8 +135,6 @@ def solve_turn(
     column (closed columns are ignored). ``ann_util``/``ann_points``/``success``: (252, B)
     the same for the result of an announced third throw, and whether it succeeded.
     ``figures``: (B,) the columns a failed announcement crosses.
-    Long: one backward induction over the turn's three throws, each step's arrays named as the
-    solution keeps them.
     """
     d = dice()
     nb = write_util.shape[1]
@@ -144,40 +142,16 @@ def solve_turn(
     if not len(cols):
         raise ValueError("no open column: the game is over")
 
-    w = np.where(is_open, write_util, -np.inf)
-    write_box = np.argmax(w, axis=1)
-    rows = np.arange(len(w))
-    write = w[rows, write_box]
-    wpts = write_points[rows, write_box]
+    write, write_box, wpts = _best_write(write_util, write_points, is_open)
+    rows = np.arange(len(write))
 
     announce = np.full((len(d.keeps), nb), -np.inf)
     announce[:, cols] = d.expect(np.where(is_open, ann_util, 0.0)[:, cols])
     succ = d.expect((success & is_open).astype(float))
     apts = d.expect(np.where(success & is_open, ann_points, 0).astype(float))
 
-    # after throw 2: best announcement (keep inside the roll, any open column) vs writing
-    inside = announce[d.inside]  # (252, 32, B)
-    flat = inside.reshape(len(rows), -1)
-    best_flat = np.argmax(flat, axis=1)
-    best_ann = flat[rows, best_flat]
-    ann_keep = d.inside[rows, best_flat // nb]
-    ann_box = best_flat % nb
-    announces = best_ann > write + TIE
-    after2 = np.where(announces, best_ann, write)
-
-    b = nb
-    feat2 = np.zeros((len(rows), 2 * b + 1))
-    writes = ~announces
-    hit = writes & (wpts > 0)
-    feat2[rows[hit], write_box[hit]] = 1.0
-    feat2[writes, 2 * b] = wpts[writes]
-    a_rows = rows[announces]
-    k, x = ann_keep[announces], ann_box[announces]
-    p = succ[k, x]
-    feat2[a_rows, x] = p
-    fig = figures[x]
-    feat2[a_rows[fig], b + x[fig]] = 1.0 - p[fig]
-    feat2[a_rows, 2 * b] = apts[k, x]
+    ann_keep, ann_box, announces, after2 = _after_throw2(d, announce, write)
+    feat2 = _features2(write_box, wpts, announces, ann_keep, ann_box, succ, apts, figures)
 
     keep2 = d.expect(after2)
     feat_keep2 = d.expect(feat2)
@@ -207,3 +181,59 @@ def solve_turn(
         feat2=feat2,
         feat_keep2=feat_keep2,
     )
+
+
+def _best_write(
+    write_util: np.ndarray, write_points: np.ndarray, is_open: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each roll's best open column to write it in: its value, the column, its points."""
+    w = np.where(is_open, write_util, -np.inf)
+    write_box = np.argmax(w, axis=1)
+    rows = np.arange(len(w))
+    return w[rows, write_box], write_box, write_points[rows, write_box]
+
+
+def _after_throw2(
+    d: Dice, announce: np.ndarray, write: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """After throw 2: the best announcement (a keep inside the roll, any open column)
+    against writing; (its keep, its column, whether it wins, the value either way)."""
+    nb = announce.shape[1]
+    rows = np.arange(len(write))
+    inside = announce[d.inside]  # (252, 32, B)
+    flat = inside.reshape(len(rows), -1)
+    best_flat = np.argmax(flat, axis=1)
+    best_ann = flat[rows, best_flat]
+    ann_keep = d.inside[rows, best_flat // nb]
+    ann_box = best_flat % nb
+    announces = best_ann > write + TIE
+    return ann_keep, ann_box, announces, np.where(announces, best_ann, write)
+
+
+def _features2(
+    write_box: np.ndarray,
+    wpts: np.ndarray,
+    announces: np.ndarray,
+    ann_keep: np.ndarray,
+    ann_box: np.ndarray,
+    succ: np.ndarray,
+    apts: np.ndarray,
+    figures: np.ndarray,
+) -> np.ndarray:
+    """(252, 2B+1) after throw 2's choice: the chance each column is filled, each figure
+    crossed, and the points expected."""
+    b = succ.shape[1]
+    rows = np.arange(len(wpts))
+    feat2 = np.zeros((len(rows), 2 * b + 1))
+    writes = ~announces
+    hit = writes & (wpts > 0)
+    feat2[rows[hit], write_box[hit]] = 1.0
+    feat2[writes, 2 * b] = wpts[writes]
+    a_rows = rows[announces]
+    k, x = ann_keep[announces], ann_box[announces]
+    p = succ[k, x]
+    feat2[a_rows, x] = p
+    fig = figures[x]
+    feat2[a_rows[fig], b + x[fig]] = 1.0 - p[fig]
+    feat2[a_rows, 2 * b] = apts[k, x]
+    return feat2

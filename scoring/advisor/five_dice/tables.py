@@ -125,58 +125,109 @@ def _entries(rulebook: Rulebook, table: Table, dice: tuple[Die, ...]) -> list[En
 
 
 def build_tables(rulebook: Rulebook) -> ScoreTables:
-    """Ask the engine what every roll scores; see the module docstring for the probes.
-
-    Long: one pass over the rulebook's boxes, each kind of box tabled beside the others."""
+    """Ask the engine what every roll scores; see the module docstring for the probes."""
     check_supported(rulebook)
     box_ids, upper = _layout(rulebook)
-    nbox, col = len(box_ids), {b: i for i, b in enumerate(box_ids)}
-    rolls = [tuple(Die(v) for v in values_of(r)) for r in widget().rolls]
-    table = Table([rulebook.new_sheet("advisor")])
-    cells = table.sheets[0].cells
+    nbox = len(box_ids)
+    probe = _Probe(rulebook, box_ids)
+    dependent = _dependent_rolls(probe)
+    dep = np.flatnonzero(dependent.any(axis=0))
+    dep_points, dep_bonus, dep_allowed = _dependent_tables(probe, dependent, dep)
+    ybit = probe.col[YAMS]
+    filled_masks = [m for m in range(2**nbox) if m >> ybit & 1]
+    flag_matters = any(
+        not np.array_equal(a[0][:, filled_masks], a[1][:, filled_masks])
+        for a in (dep_points, dep_bonus, dep_allowed)
+    )
+    return ScoreTables(
+        box_ids,
+        upper,
+        probe.base_points,
+        probe.base_bonus,
+        dep.astype(np.intp),
+        dep_points,
+        dep_bonus,
+        dep_allowed,
+        bool(flag_matters),
+    )
 
-    def scored(dice: tuple[Die, ...], filled: tuple[str, ...], yams: int | None) -> dict:
+
+class _Probe:
+    """One sheet the engine is asked on, filled as each probe wants, and every roll's
+    entries on an empty sheet (``base_points``, ``base_bonus``: roll × box)."""
+
+    def __init__(self, rulebook: Rulebook, box_ids: tuple[str, ...]) -> None:
+        self.rulebook = rulebook
+        self.box_ids = box_ids
+        self.col = {b: i for i, b in enumerate(box_ids)}
+        self.rolls = [tuple(Die(v) for v in values_of(r)) for r in widget().rolls]
+        self.table = Table([rulebook.new_sheet("advisor")])
+        self.cells = self.table.sheets[0].cells
+        self.base_points, self.base_bonus = self._base()
+
+    def scored(self, dice: tuple[Die, ...], filled: tuple[str, ...], yams: int | None) -> dict:
+        """The engine's (points, bonus) per open box, ``filled`` at 0 and the Yam's at ``yams``."""
+        cells = self.cells
         cells.clear()
         cells.update(dict.fromkeys(filled, 0))
         if yams is not None:
             cells[YAMS] = yams
-        got = {e.box: (e.points, e.bonus) for e in _entries(rulebook, table, dice)}
+        got = {e.box: (e.points, e.bonus) for e in _entries(self.rulebook, self.table, dice)}
         cells.clear()
         return got
 
-    base_points = np.zeros((len(rolls), nbox), dtype=np.int16)
-    base_bonus = np.zeros((len(rolls), nbox), dtype=np.int16)
-    for r, dice in enumerate(rolls):
-        got = scored(dice, (), None)
-        if set(got) != set(box_ids):
-            raise UnsupportedRulebook(
-                f"{rulebook.id} {rulebook.options}: an empty sheet does not offer every box"
-            )
-        for box, (points, bonus) in got.items():
-            base_points[r, col[box]], base_bonus[r, col[box]] = points, bonus
+    def _base(self) -> tuple[np.ndarray, np.ndarray]:
+        nbox = len(self.box_ids)
+        base_points = np.zeros((len(self.rolls), nbox), dtype=np.int16)
+        base_bonus = np.zeros((len(self.rolls), nbox), dtype=np.int16)
+        for r, dice in enumerate(self.rolls):
+            got = self.scored(dice, (), None)
+            if set(got) != set(self.box_ids):
+                raise UnsupportedRulebook(
+                    f"{self.rulebook.id} {self.rulebook.options}: an empty sheet does not "
+                    "offer every box"
+                )
+            for box, (points, bonus) in got.items():
+                base_points[r, self.col[box]], base_bonus[r, self.col[box]] = points, bonus
+        return base_points, base_bonus
 
-    def base_open(r: int, filled: tuple[str, ...], yams: int | None) -> dict:
+    def base_open(self, r: int, filled: tuple[str, ...], yams: int | None) -> dict:
+        """Roll ``r``'s base entries in the boxes still open."""
         shut = set(filled) | ({YAMS} if yams is not None else set())
         return {
-            b: (int(base_points[r, i]), int(base_bonus[r, i]))
-            for i, b in enumerate(box_ids)
+            b: (int(self.base_points[r, i]), int(self.base_bonus[r, i]))
+            for i, b in enumerate(self.box_ids)
             if b not in shut
         }
 
-    others = tuple(b for b in box_ids if b != YAMS)
+
+def _dependent_rolls(probe: _Probe) -> np.ndarray:
+    """(context × roll) True where a probe scores the roll otherwise than its base: with
+    nothing, one box, or all boxes but one filled, in each of the Yam's contexts."""
+    others = tuple(b for b in probe.box_ids if b != YAMS)
     probe_sets = [
         (),
         *((b,) for b in others),
         *(tuple(o for o in others if o != b) for b in others),
     ]
-    dependent = np.zeros((len(CONTEXTS), len(rolls)), dtype=bool)
+    dependent = np.zeros((len(CONTEXTS), len(probe.rolls)), dtype=bool)
     for c, yams in enumerate(CONTEXTS):
         for filled in probe_sets:
-            for r, dice in enumerate(rolls):
-                if not dependent[c, r] and scored(dice, filled, yams) != base_open(r, filled, yams):
+            for r, dice in enumerate(probe.rolls):
+                if dependent[c, r]:
+                    continue
+                if probe.scored(dice, filled, yams) != probe.base_open(r, filled, yams):
                     dependent[c, r] = True
+    return dependent
 
-    dep = np.flatnonzero(dependent.any(axis=0))
+
+def _dependent_tables(
+    probe: _Probe, dependent: np.ndarray, dep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The dependent rolls' entries on every sheet: (Yam's slot, roll, filled mask, box)."""
+    box_ids, col = probe.box_ids, probe.col
+    nbox = len(box_ids)
+    others = tuple(b for b in box_ids if b != YAMS)
     shape = (2, len(dep), 2**nbox, nbox)
     dep_points = np.zeros(shape, dtype=np.int16)
     dep_bonus = np.zeros(shape, dtype=np.int16)
@@ -191,27 +242,12 @@ def build_tables(rulebook: Rulebook) -> ScoreTables:
                 if mask == 2**nbox - 1:
                     continue
                 if dependent[c, r]:
-                    got = scored(rolls[r], filled, yams)
+                    got = probe.scored(probe.rolls[r], filled, yams)
                 else:
-                    got = base_open(r, filled, yams)
+                    got = probe.base_open(r, filled, yams)
                 for box, (points, bonus) in got.items():
                     i = col[box]
                     dep_points[slot, d, mask, i] = points
                     dep_bonus[slot, d, mask, i] = bonus
                     dep_allowed[slot, d, mask, i] = True
-    filled_masks = [m for m in range(2**nbox) if m >> ybit & 1]
-    flag_matters = any(
-        not np.array_equal(a[0][:, filled_masks], a[1][:, filled_masks])
-        for a in (dep_points, dep_bonus, dep_allowed)
-    )
-    return ScoreTables(
-        box_ids,
-        upper,
-        base_points,
-        base_bonus,
-        dep.astype(np.intp),
-        dep_points,
-        dep_bonus,
-        dep_allowed,
-        bool(flag_matters),
-    )
+    return dep_points, dep_bonus, dep_allowed
