@@ -79,22 +79,21 @@ class Lesson:
         self._frame: Frame | None = None
         self._arrived = threading.Event()
         self._own = callable(getattr(watcher.runner.source, "throw", None))  # simulated
-        self._laid = False  # (simulated) the dice of this step were laid: take the next rest
         self._busy = threading.Lock()  # one photo or fit at a time
         self._touched = time.monotonic()
 
     # -- the watcher's side ---------------------------------------------------------------
     def settled(self, frame: Frame) -> bool:
         """A frame of the tray at rest; True when this lesson takes it (it is no throw),
-        False once the lesson was left alone too long (it ends: the tray reads again)."""
+        False once the lesson was left alone too long (it ends: the tray reads again). The
+        simulated tray's photos are taken when it says its dice rest (``_rested``)."""
         if time.monotonic() - self._touched > IDLE_S:
             self.end()
             return False
+        if self._own:
+            return True
         with self._guard:
-            if self._own and not self._laid:
-                return True  # the simulated tray rests between steps: nothing to keep
             self._frame = frame
-            self._laid = False
         self._arrived.set()
         return True
 
@@ -134,19 +133,14 @@ class Lesson:
                 raise TeachRefused(
                     "every photo is taken: learn the dice", "toutes les photos sont prises"
                 )
-            if self._own:
-                self._lay(step[0])
-            if not self._arrived.wait(wait_s):
+            frame = self._rested(step[0], wait_s) if self._own else self._settled(wait_s)
+            if frame is None:
                 raise TeachRefused(
                     f"the tray did not come to rest with new dice: lay every die showing "
                     f"{step[0]}, take your hands away, then try again",
                     f"la piste n'a pas montré de nouveaux dés au repos : posez chaque dé sur "
                     f"le {step[0]}, retirez les mains, puis recommencez",
                 )
-            with self._guard:
-                frame, self._frame = self._frame, None
-                self._arrived.clear()
-            assert frame is not None
             self.shots.append(self._shoot(frame.main, *step))
             return self.state()
         finally:
@@ -161,8 +155,20 @@ class Lesson:
             self.result = None
             return self.state()
 
-    def _lay(self, value: int) -> None:
-        """(simulated) every die drawn showing ``value``, in new places."""
+    def _settled(self, wait_s: float) -> Frame | None:
+        """The next frame the tray watcher saw come to rest (None: none within ``wait_s``)."""
+        with self._guard:
+            self._frame = None
+            self._arrived.clear()
+        if not self._arrived.wait(wait_s):
+            return None
+        with self._guard:
+            frame, self._frame = self._frame, None
+        return frame
+
+    def _rested(self, value: int, wait_s: float) -> Frame | None:
+        """(simulated) every die drawn showing ``value``, in new places, and the first frame
+        shown once they rest: the simulated tray knows when, so no settle is waited for."""
         from models.synth import DieSpec
 
         looks = (
@@ -171,10 +177,18 @@ class Lesson:
             else [("white", "frosted")] * self.count
         )
         specs = [DieSpec(self.kind, value, c, f) for c, f in looks]  # type: ignore[arg-type]
-        with self._guard:
-            self._frame, self._laid = None, True
-            self._arrived.clear()
-        self.watcher.runner.source.throw(specs)
+        source = self.watcher.runner.source
+        source.throw(specs)
+        end = time.monotonic() + wait_s
+        rested = None
+        while time.monotonic() < end:
+            if rested is None and source.settled:
+                rested = time.monotonic()
+            frame = self.watcher.newest_frame()
+            if rested is not None and frame is not None and frame.time > rested:
+                return frame
+            time.sleep(0.02)
+        return None
 
     def _shoot(self, image: np.ndarray, value: int, round_: int) -> Shot:
         """The dice of a photo found and cropped as the pipeline reads them in play."""

@@ -30,6 +30,7 @@ from scoring.computer import IMPOSSIBLE_SET
 from scoring.dice import Die
 from scoring.entries import RulesError
 from scoring.game import Game
+from vision.calibration import Calibration
 from vision.errors import VisionError
 from vision.faces import crop_square
 from vision.overlay import draw
@@ -185,6 +186,11 @@ class TrayWatcher:
         log.info("tray calibrated: %s", calibration.summary())
         return self._calibration_summary() or {}
 
+    def newest_frame(self) -> Frame | None:
+        """The newest frame the watcher has seen."""
+        with self._lock:
+            return self._frame
+
     def _calibration_summary(self) -> dict[str, Any] | None:
         calibration = self.recogniser.calibration
         made_for, summary = self._summary
@@ -296,6 +302,7 @@ class TrayWatcher:
         with self._lock:
             self._frame = frame
         was = self.detector.state
+        self.detector.die_share = _die_share(self.recogniser.calibration)
         settled = self.detector.update(frame.lores)
         if self.lock_exposure and self.detector.state == "idle":
             self._lock_exposure()
@@ -417,6 +424,15 @@ class TrayWatcher:
         if key != self._published:
             self._published = key
             self.session.set_tray_status(status)
+
+
+def _die_share(calibration: Calibration | None) -> float:
+    """The share of the picture one die covers (0 without a calibration): the settle
+    detector's measure of a hand is in dice."""
+    if calibration is None:
+        return 0.0
+    width, height = calibration.size
+    return calibration.die_side**2 / (width * height)
 
 
 def _joined(*parts: str | None) -> str | None:

@@ -33,6 +33,7 @@ import numpy as np
 
 State = Literal["warming", "idle", "moving", "blocked"]
 FLAT = 2.0  # grey levels of spread below which a frame is featureless (no scene to match)
+HAND_DICE = 20  # a hand covers about this many dice (a 9 x 7 cm palm, 16 mm dice)
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,10 @@ class SettleDetector:
     a frame moves when more than ``motion_share`` of its pixels changed; a scene is the same
     when less than ``same_share`` differs; a patch larger than ``hand_share`` of the picture
     is a hand unless more than ``scene_edge`` of the picture's edge changed too (a new scene).
-    Dice are small: one d6 is about 0.2-0.4 % of a tray-filling picture.
+    Dice are small: one d6 is about 0.2-0.4 % of a tray-filling picture. ``die_share``, the
+    share of the picture one die covers (set from the calibration), raises the hand's size
+    to ``HAND_DICE`` dice where dice look large: a heap of ten dice landing beside the last
+    throw's places is a throw, not a hand.
     """
 
     def __init__(
@@ -77,6 +81,7 @@ class SettleDetector:
         self.hand_share = hand_share
         self.scene_edge = scene_edge
         self.blocked_frames = blocked_frames
+        self.die_share = 0.0
         self.state: State = "warming"
         self.motion = 0.0
         self._previous: np.ndarray | None = None
@@ -150,7 +155,8 @@ class SettleDetector:
         if share < self.same_share:
             self.state = "idle"  # a hand passed over, nothing moved
             return None
-        if _edge_share(changed) < self.scene_edge and _largest_patch(changed) > self.hand_share:
+        hand = max(self.hand_share, HAND_DICE * self.die_share)
+        if _edge_share(changed) < self.scene_edge and _largest_patch(changed) > hand:
             self.state = "blocked"  # the reference stays: the hand may hide nothing new
             return None
         self._reference, self.state = still, "idle"

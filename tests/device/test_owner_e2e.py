@@ -55,8 +55,11 @@ def next_step(driver: Any, title: str) -> None:
 
 
 def decode_qr(driver: Any, selector: str) -> str:
-    """What a phone's camera reads in the QR code as the browser drew it."""
-    png = css(driver, selector)[0].screenshot_as_png
+    """What a phone's camera reads in the QR code as the browser drew it (scrolled into
+    view first: a screenshot of an element partly off the screen is cut)."""
+    element = css(driver, selector)[0]
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    png = element.screenshot_as_png
     image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
     found, _, _ = cv2.QRCodeDetector().detectAndDecode(
         cv2.copyMakeBorder(image, 20, 20, 20, 20, cv2.BORDER_CONSTANT, value=(255, 255, 255))
@@ -156,7 +159,7 @@ def test_first_run_wizard_on_a_phone(driver: Any, tray: Server) -> None:
     assert url.startswith("http://") and url.endswith(f":{tray.port}/")
     qr_loaded = "const i = document.getElementById('join-qr'); return i.complete && i.naturalWidth"
     wait(driver, lambda d: read(d, qr_loaded), "the QR code drawn")
-    assert decode_qr(driver, "#join-qr") == url
+    wait(driver, lambda d: decode_qr(d, "#join-qr") == url, "the QR code read as the address")
     fits(driver)
 
 

@@ -12,9 +12,10 @@ Spot = tuple[int, int]
 
 
 class Tray:
-    """Small grey frames of a felt tray with 16 px dice and, sometimes, a hand."""
+    """Small grey frames of a felt tray with ``side`` px dice and, sometimes, a hand."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, side: int = 16) -> None:
+        self.side = side
         rng = np.random.default_rng(seed)
         self.noise = [rng.normal(0, 2.0, (H, W)).astype(np.int16) for _ in range(7)]
         self.shown = 0
@@ -24,9 +25,10 @@ class Tray:
 
     def frame(self, dice: list[Spot], hand: Spot | None = None) -> np.ndarray:
         image = np.full((H, W), 90, np.uint8)
+        side, pip = self.side, self.side * 3 // 8
         for x, y in dice:
-            image[y : y + 16, x : x + 16] = 210
-            image[y + 6 : y + 10, x + 6 : x + 10] = 30  # a pip
+            image[y : y + side, x : x + side] = 210
+            image[y + pip : y + side - pip, x + pip : x + side - pip] = 30  # a pip
         if hand is not None:
             cv2.ellipse(image, hand, (70, 45), 20, 0, 360, 160, -1)  # ~13 % of the picture
         self.shown += 1  # sensor noise, from a few fixed patterns to keep the tests fast
@@ -82,6 +84,20 @@ def test_one_event_per_throw() -> None:
     assert 0.01 < first.changed < 0.1
     x0, y0, x1, y1 = first.box
     assert (x0, y0) <= (40, 50) and (x1, y1) >= (236, 186)
+
+
+def test_dice_landing_in_a_heap_beside_the_last_throw_are_a_throw() -> None:
+    """Ten dice as large as the simulated tray's (0.75 % of the picture) in a heap, thrown
+    again to land a third of a die from where they lay: what changed (the old places and
+    the new) is one patch larger than a hand, but what is new on the tray is ten dice, not
+    a hand, so the throw is read."""
+    tray = Tray(side=24)
+    tray.detector.die_share = 24 * 24 / (W * H)  # what the calibration tells the watcher
+    tray.start()  # the empty tray
+    heap = [(80 + 25 * (i % 5), 60 + 25 * (i // 5)) for i in range(10)]
+    tray.throw(heap)
+    tray.throw([(x + 8, y + 9) for x, y in heap])
+    assert len(tray.events) == 2
 
 
 def test_exposure_settling_at_start_and_later_light_changes_are_no_throw() -> None:
