@@ -18,12 +18,12 @@ from dataclasses import dataclass
 
 import cv2
 import numpy as np
-from skimage.segmentation import watershed
 
 from vision.calibration import Calibration, mode_colour
 from vision.felt import FeltModel, to_lab
 from vision.images import shrink
 from vision.reading import Box
+from vision.watershed import watershed
 
 WORK_SIDE = 24.0  # a die's side in pixels of the working copy
 UNCALIBRATED_LONG_SIDE = 400  # the working copy's longer side when the die size is unknown
@@ -256,7 +256,7 @@ def split(shape: _Shape, side: float, trust_side: bool) -> list[np.ndarray]:
     for k, (cy, cx) in enumerate(centres):
         cv2.circle(markers, (round(cx), round(cy)), max(1, round(side * 0.15)), k + 1, -1)
     markers *= padded.astype(bool)
-    regions = watershed(-dist, markers, mask=padded.astype(bool))[1:-1, 1:-1]
+    regions = watershed(-dist, markers, padded.astype(bool))[1:-1, 1:-1]
     pieces = [(regions == k + 1).astype(np.uint8) for k in range(len(centres))]
     return [piece for piece in pieces if piece.any()]
 

@@ -72,6 +72,16 @@ def test_tables_follow_the_options() -> None:
     assert strict.points[strict.row("grand_full"), ten_sevens] == 0
 
 
+def test_the_tables_hold_no_view_of_a_larger_array() -> None:
+    """The groups' features once were columns of an int64 count table, which kept the
+    whole of it (7 MB of the appliance's memory) alive."""
+    tables, sixth = tables_for(IMP)
+    arrays = [tables.points, sixth.p_fill, sixth.best_fill]
+    arrays += [a for g in tables.groups for a in (g.points, g.feature)]
+    assert all(a.base is None or a.base.nbytes == a.nbytes for a in arrays)
+    assert all(g.feature.dtype == np.int16 for g in tables.groups)
+
+
 def test_one_throw_chances_match_the_notes() -> None:
     _, sixth = tables_for(IMP)
     empty = 0  # the keep of no dice: one throw of all ten

@@ -211,6 +211,9 @@ def build_tables(rulebook: Rulebook) -> ScoreTables:
 
     def group(boxes: Sequence[str], throws: Sequence[list[int]], feature) -> Group:
         points = np.array([ask(values, boxes) for values in throws], dtype=np.int32)
+        # its own small array: a column of ``counts`` would keep all of it (7 MB) alive
+        assert len(throws) <= np.iinfo(np.int16).max
+        feature = np.ascontiguousarray(feature, dtype=np.int16)
         return Group(tuple(boxes), points.reshape(len(throws), len(boxes)), feature)
 
     groups = []
