@@ -156,14 +156,13 @@ class Lesson:
             return self.state()
 
     def _settled(self, wait_s: float) -> Frame | None:
-        """The next frame the tray watcher saw come to rest (None: none within ``wait_s``)."""
-        with self._guard:
-            self._frame = None
-            self._arrived.clear()
+        """The frame the tray came to rest in since the last photo (the players lay the dice,
+        then tap), else the next one within ``wait_s``; None when none came."""
         if not self._arrived.wait(wait_s):
             return None
         with self._guard:
             frame, self._frame = self._frame, None
+            self._arrived.clear()
         return frame
 
     def _rested(self, value: int, wait_s: float) -> Frame | None:

@@ -73,3 +73,16 @@ def test_a_photo_without_every_die_is_refused(watcher: Any, tmp_path: Path) -> N
     watcher.runner.source.throw([DieSpec("d6", 1, "white", "frosted")] * 5)
     assert lesson.take()["taken"] == 1
     assert lesson.drop_last()["taken"] == 0
+
+
+def test_dice_that_came_to_rest_before_the_tap_are_the_photo(watcher: Any, tmp_path: Path) -> None:
+    """The players lay the dice, take their hands away, then tap: the rest already seen
+    is the photo, no second one is waited for."""
+    lesson = Lesson(watcher, "yams", tmp_path / "enrolment.json")
+    lesson._own = False  # as with a real camera: the players lay the dice by hand
+    watcher.lesson = lesson
+    watcher.runner.source.throw([DieSpec("d6", 1, "white", "frosted")] * 5)
+    end = time.monotonic() + 20
+    while not lesson._arrived.is_set() and time.monotonic() < end:
+        time.sleep(0.05)
+    assert lesson.take(wait_s=0.5)["taken"] == 1
