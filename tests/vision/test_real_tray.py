@@ -123,7 +123,7 @@ def test_calibrating_says_where_the_detector_sees_a_die_and_play_never_reads_it(
     assert any(iou(box, die) >= 0.6 for box in dice_seen(photo, tray))
 
 
-LABELS = Path(__file__).resolve().parents[2] / "models" / "labels" / "burksbuilds-refs"
+LABELS = Path(__file__).resolve().parents[2] / "models" / "labels" / "black-felt-tray"
 
 
 @pytest.mark.parametrize("size", [None, (2592, 1944)])
