@@ -28,6 +28,7 @@ from scoring.entries import RulesError
 log = logging.getLogger(__name__)
 MAX_BODY = 8 * 1024
 STATIC = {
+    "dom.js": "text/javascript",  # the helpers every page shares, the owner's too
     "table.js": "text/javascript",
     "table.css": "text/css",
     "records.js": "text/javascript",

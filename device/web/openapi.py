@@ -195,6 +195,12 @@ def _page_paths() -> dict[str, Any]:
                 "responses": {"200": {"description": "HTML", "content": {"text/html": {}}}},
             }
         },
+        "/static/dom.js": {
+            "get": {
+                "summary": "the pages' shared helpers",
+                "responses": {"200": {"description": "JS"}},
+            }
+        },
         "/static/table.js": {
             "get": {"summary": "the page's script", "responses": {"200": {"description": "JS"}}}
         },

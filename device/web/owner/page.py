@@ -75,7 +75,8 @@ def register_page(bp: Blueprint) -> None:
             "rulebooks": list(RULEBOOKS),
             "setup_done": owner.setup_done,
         }
-        return render_template("owner.html", boot=boot, versions=versions)
+        shared = current_app.extensions["yamscope.versions"]  # dom.js, served by the app
+        return render_template("owner.html", boot=boot, versions={**shared, **versions})
 
     @bp.get("/api/owner/status")
     def status() -> Response:

@@ -1,9 +1,7 @@
 // yamscope owner's page: first-run wizard, settings, health, log, backup, phones, power.
 // No framework and no build step, as the table page: served as it is, offline.
 "use strict";
-
-const boot = JSON.parse(document.getElementById("boot").textContent);
-const $ = (id) => document.getElementById(id);
+// boot, $, lang, t, formatNumber and el come from dom.js, loaded first.
 
 // -- words ---------------------------------------------------------------------------------
 const WORDS = {
@@ -159,32 +157,9 @@ const KEYS = {
   "table.language": ["Langue", "Language"], "table.max_players": ["Joueurs au plus", "Most players"],
   "table.computer_pace": ["Rythme de l'ordinateur (s)", "Computer's pace (s)"], "advisor.cache_dir": ["Dossier du conseiller", "Advisor's folder"],
 };
-let lang = localStorage.getItem("yamscope.lang") || boot.language || "fr";
-if (lang !== "en") lang = "fr";
 
-function t(key, ...args) {
-  const text = WORDS[lang][key] ?? WORDS.fr[key] ?? key;
-  return text.replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
-}
 const said = (data) => (lang === "fr" && data.error_fr) || data.error || "";
-const num = (x, digits = 1) => new Intl.NumberFormat(lang === "fr" ? "fr-FR" : "en-GB", { maximumFractionDigits: digits }).format(x);
-
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child !== null && child !== undefined && child !== false) {
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-  }
-  return node;
-}
+const num = (x, digits = 1) => formatNumber(x, digits);
 
 let toastTimer = null;
 function toast(message, ms = 6000) {

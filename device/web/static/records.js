@@ -2,9 +2,8 @@
 // audit of any entry, dice fairness and the export. Read-only: every request is a GET.
 // No framework and no build step, as the table page; charts are inline SVG drawn here.
 "use strict";
+// boot, $, lang, t, formatNumber and el come from dom.js, loaded first.
 
-const boot = JSON.parse(document.getElementById("boot").textContent);
-const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 
 const WORDS = {
@@ -67,31 +66,7 @@ const WORDS = {
     not_found: "Not found", offline: "The server does not answer.", retry: "Retry",
   },
 };
-let lang = localStorage.getItem("yamscope.lang") || boot.language || "fr";
-if (lang !== "en") lang = "fr";
 let table = sessionStorage.getItem("yamscope.records.table") || "";
-
-function t(key, ...args) {
-  const text = WORDS[lang][key] ?? WORDS.fr[key] ?? key;
-  return text.replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
-}
-
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child !== null && child !== undefined && child !== false) {
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-  }
-  return node;
-}
 
 function svg(tag, attrs = {}, text = null) {
   const node = document.createElementNS(SVG, tag);
@@ -100,8 +75,7 @@ function svg(tag, attrs = {}, text = null) {
   return node;
 }
 
-const locale = () => (lang === "fr" ? "fr-FR" : "en-GB");
-const num = (x, digits = 0) => new Intl.NumberFormat(locale(), { maximumFractionDigits: digits }).format(x);
+const num = (x, digits = 0) => formatNumber(x, digits);
 const pct = (x) => new Intl.NumberFormat(locale(), { style: "percent", maximumFractionDigits: 0 }).format(x);
 const day = (iso) => (iso ? new Intl.DateTimeFormat(locale(), { dateStyle: "medium" }).format(new Date(iso)) : "");
 const when = (iso) => (iso ? new Intl.DateTimeFormat(locale(), { dateStyle: "short", timeStyle: "short" }).format(new Date(iso)) : "");

@@ -1,9 +1,7 @@
 // yamscope table page: draws the state the server pushes, sends one request per tap.
 // No framework and no build step: the appliance serves this file as it is, offline.
 "use strict";
-
-const boot = JSON.parse(document.getElementById("boot").textContent);
-const $ = (id) => document.getElementById(id);
+// boot, $, lang, t, formatNumber and el come from dom.js, loaded first.
 
 // -- words ---------------------------------------------------------------------------------
 const WORDS = {
@@ -114,13 +112,6 @@ const WORDS = {
     storage_down: "The records database cannot be reached: no action is taken until it is back, and the game will resume where it was.",
   },
 };
-let lang = localStorage.getItem("yamscope.lang") || boot.language || "fr";
-if (lang !== "en") lang = "fr";
-
-function t(key, ...args) {
-  const text = WORDS[lang][key] ?? WORDS.fr[key] ?? key;
-  return text.replace(/\{(\d)\}/g, (_, i) => String(args[Number(i)]));
-}
 
 // The server sends the engine's French with its English beside it (KEY_en), and its own
 // English messages with their French (KEY_fr): the page shows the one of its language.
@@ -134,37 +125,12 @@ function said(item, key) {
   return lang === "fr" && french != null ? french : item && item[key];
 }
 
-// Numbers as each language writes them: 2 623,9 and 39,6° in French, 2,623.9 in English.
-const formats = {};
-function num(x, digits = 1) {
-  const key = `${lang}:${digits}`;
-  formats[key] ??= new Intl.NumberFormat(lang === "fr" ? "fr-FR" : "en-GB", { maximumFractionDigits: digits });
-  return formats[key].format(x);
-}
+const num = (x, digits = 1) => formatNumber(x, digits);
 
 // « Au tour de Bruno », « au tour d'Alice »: French elides « de » before a vowel or a mute h.
 function whose(name) {
   if (lang !== "fr") return name;
   return /^[aeiouyhàâäéèêëîïôöùûü]/i.test(name) ? `d'${name}` : `de ${name}`;
-}
-
-// -- small DOM helper (text only: names never become HTML) -----------------------------------
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else if (key === "dataset") Object.assign(node.dataset, value);
-    else node.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child !== null && child !== undefined && child !== false) {
-      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
-    }
-  }
-  return node;
 }
 
 // -- state -----------------------------------------------------------------------------------
