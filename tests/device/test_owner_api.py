@@ -86,7 +86,8 @@ def test_reading_the_settings_needs_the_pin_when_one_is_set(table: Any) -> None:
     # the pictures and the page itself are for anyone who can load the page
     assert api.get("/owner").status_code == 200
     assert api.get("/api/owner/status").status_code == 200
-    for name in ("dom.js", "owner.js", "owner.css"):  # the page's own files load before the PIN is asked
+    # the page's own files load before the PIN is asked
+    for name in ("dom.js", "owner.js", "owner.css"):
         assert api.client.get(f"/static/{name}").status_code == 200
 
 
