@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from scoring.advisor.impossible.advisor import Advisor, Difficile, _pick, advise, tables_for
-from scoring.advisor.impossible.tables import multisets
+from scoring.advisor.impossible.tables import multisets, one_throw_chances
 from scoring.advisor.impossible.values import BOX_VALUES, Outlook
 from scoring.computer import IMPOSSIBLE_SET, Facile
 from scoring.dice import Die, parse_dice
@@ -60,7 +60,7 @@ def test_tables_agree_with_the_rulebook_on_random_throws() -> None:
             want = e.points
             if e.section in ("yams", "suites", "combinaisons") and e.points:
                 want = e.base  # the legal points, without ×2 harmonies
-            assert tables.points[tables.row(e.box), r] == want, (e.box, e.why)
+            assert tables.box_points(e.box)[r] == want, (e.box, e.why)
 
 
 def test_tables_follow_the_options() -> None:
@@ -68,26 +68,26 @@ def test_tables_follow_the_options() -> None:
     ten_sevens = int(ms.index(np.eye(10, dtype=int)[6] * 10)) - ms.rolls.start
     default = tables_for(IMP)[0]
     strict = tables_for(get_rulebook("impossible", {"fulls_need_two_values": True}))[0]
-    assert default.points[default.row("grand_full"), ten_sevens] == 250
-    assert strict.points[strict.row("grand_full"), ten_sevens] == 0
+    assert default.box_points("grand_full")[ten_sevens] == 250
+    assert strict.box_points("grand_full")[ten_sevens] == 0
 
 
 def test_the_tables_hold_no_view_of_a_larger_array() -> None:
     """The groups' features once were columns of an int64 count table, which kept the
     whole of it (7 MB of the appliance's memory) alive."""
     tables, sixth = tables_for(IMP)
-    arrays = [tables.points, sixth.p_fill, sixth.best_fill]
+    arrays = [sixth.best_fill]
     arrays += [a for g in tables.groups for a in (g.points, g.feature)]
     assert all(a.base is None or a.base.nbytes == a.nbytes for a in arrays)
     assert all(g.feature.dtype == np.int16 for g in tables.groups)
 
 
 def test_one_throw_chances_match_the_notes() -> None:
-    _, sixth = tables_for(IMP)
-    empty = 0  # the keep of no dice: one throw of all ten
-    youpi, ridicule = sixth.boxes.index("youpi_yams"), sixth.boxes.index("suite_ridicule")
-    assert sixth.p_fill[empty, youpi] == pytest.approx(0.0163, abs=5e-4)
-    assert sixth.p_fill[empty, ridicule] == pytest.approx(0.270, abs=5e-4)
+    tables, sixth = tables_for(IMP)
+    empty = np.array([0])  # the keep of no dice: one throw of all ten
+    youpi, ridicule = one_throw_chances(tables, ["youpi_yams", "suite_ridicule"], empty)[0]
+    assert youpi == pytest.approx(0.0163, abs=5e-4)
+    assert ridicule == pytest.approx(0.270, abs=5e-4)
     assert set(sixth.boxes).isdisjoint({"1", "10", "plus", "moins"})
 
 

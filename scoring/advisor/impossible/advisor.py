@@ -30,6 +30,7 @@ from scoring.advisor.impossible.tables import (
     SixthTables,
     build_tables,
     multisets,
+    one_throw_chances,
     sixth_tables,
 )
 from scoring.advisor.impossible.turn import LAST_THROW, TurnPlan, plan_turn, sixth_gain
@@ -152,17 +153,23 @@ class Advisor:
     def announces(self, game: Game) -> list[Option]:
         """The sixth throw for each open box it may be announced for, with its best keep."""
         assert game.dice is not None
-        sixth = tables_for(game.rulebook)[1]
+        tables, sixth = tables_for(game.rulebook)
         ms = multisets()
         outlook = self.outlook(game)
         counts = np.bincount([d.value - 1 for d in game.dice], minlength=10)
         subs = ms.subsets(counts)
-        rows = ms.index(subs)
+        open_boxes = [
+            (j, box)
+            for j, box in enumerate(sixth.boxes)
+            if game.rulebook.is_open(game.table, game.current, box)
+        ]
+        if not open_boxes:
+            return []
+        boxes = [box for _, box in open_boxes]
+        chances_of = one_throw_chances(tables, boxes, ms.index(subs))
         out = []
-        for j, box in enumerate(sixth.boxes):
-            if not game.rulebook.is_open(game.table, game.current, box):
-                continue
-            chances = sixth.p_fill[rows, j]
+        for k, (j, box) in enumerate(open_boxes):
+            chances = chances_of[:, k]
             # the likeliest keep; among equals, the one re-rolling the most dice
             best = int(np.lexsort((subs.sum(axis=1), -chances))[0])
             chance = float(chances[best])

@@ -178,18 +178,25 @@ class ScoreTables:
     """Plain points of every roll (rows of ``Multisets.rolls``) in every box.
 
     Yams, suites and combinaisons hold the legal points (the multipliers are the real
-    dice's business), chiffres count × value, plus and moins the sum. ``groups`` factor them
-    by feature (the turn's solve works on those small tables); ``points[b, r]`` is the
-    whole table of box ``box_ids[b]``.
+    dice's business), chiffres count × value, plus and moins the sum. They are kept
+    factored by feature in ``groups`` (the turn's solve works on those small tables);
+    ``box_points`` spreads one box over every roll when a whole table is wanted.
     """
 
     box_ids: tuple[str, ...]
     sections: tuple[str, ...]
     groups: tuple[Group, ...]
-    points: np.ndarray
+    rolls: int  # the number of distinct rolls
 
     def row(self, box: str) -> int:
         return self.box_ids.index(box)
+
+    def box_points(self, box: str) -> np.ndarray:
+        """(rolls,) int16: what ``box`` scores for every roll."""
+        for g in self.groups:
+            if box in g.boxes:
+                return g.points[g.feature, g.boxes.index(box)].astype(np.int16)
+        raise KeyError(box)
 
 
 def _plain(entry) -> int:
@@ -249,39 +256,42 @@ def build_tables(rulebook: Rulebook) -> ScoreTables:
         throws.append(values + [1] * (DICE - len(values)))
     groups.append(group(boxes, throws, counts @ np.arange(1, FACES + 1)))
 
-    points = np.zeros((len(box_ids), len(counts)), dtype=np.int16)
-    for g in groups:
-        for j, b in enumerate(g.boxes):
-            points[box_ids.index(b)] = g.points[g.feature, j]
-    return ScoreTables(box_ids, tuple(sections.values()), tuple(groups), points)
+    return ScoreTables(box_ids, tuple(sections.values()), tuple(groups), len(counts))
 
 
 @dataclass(frozen=True, eq=False)
 class SixthTables:
-    """One announced throw: ``p_fill[k, j]`` = P(box ``boxes[j]`` filled after keep row k);
-    ``best_fill[j, r]``: the best of it over the keeps inside roll r. ``legal``: (J,) points.
+    """One announced throw: ``best_fill[j, r]`` = the best chance, over the keeps inside
+    roll r, that one throw of the other dice fills box ``boxes[j]``; ``legal``: (J,) points.
     """
 
     boxes: tuple[str, ...]
     legal: np.ndarray
-    p_fill: np.ndarray
     best_fill: np.ndarray
 
 
 def sixth_tables(rulebook: Rulebook, tables: ScoreTables) -> SixthTables:
-    """The boxes the rulebook lets one announce, and their chances after one throw.
+    """The boxes the rulebook lets one announce, and their best chances after one throw.
 
     A successful announced throw scores the box's legal points, the most its plain
     points ever are; a failed one scores minus them.
     """
-    ms = multisets()
     boxes = tuple(b for b in tables.box_ids if _announceable(rulebook, b))
-    rows = [tables.row(b) for b in boxes]
-    filled = (tables.points[rows].T > 0).astype(np.float32)
-    p_fill = ms.expect(filled)
-    best_fill = np.ascontiguousarray(ms.best_inside(p_fill).T)
-    legal = tables.points[rows].max(axis=1).astype(np.float32)
-    return SixthTables(boxes, legal, p_fill, best_fill)
+    p_fill = one_throw_chances(tables, boxes)
+    best_fill = np.ascontiguousarray(multisets().best_inside(p_fill).T)
+    legal = np.array([tables.box_points(b).max() for b in boxes], dtype=np.float32)
+    return SixthTables(boxes, legal, best_fill)
+
+
+def one_throw_chances(
+    tables: ScoreTables, boxes: Sequence[str], keeps: np.ndarray | None = None
+) -> np.ndarray:
+    """(keeps, boxes) float32: P(one throw of the dice not kept fills each box), for the
+    keep rows ``keeps`` (all of them by default). Computed when asked (under 20 ms): the
+    full table would hold 16 MB for the few rows a fifth throw looks at."""
+    filled = np.stack([tables.box_points(b) > 0 for b in boxes], axis=1).astype(np.float32)
+    chances = multisets().expect(filled)
+    return chances if keeps is None else chances[keeps]
 
 
 def _announceable(rulebook: Rulebook, box: str) -> bool:

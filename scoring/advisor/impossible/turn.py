@@ -45,7 +45,7 @@ def plan_turn(
     """Every keep's expected gain before each throw of a turn on this sheet."""
     ms = multisets()
     open_boxes = tuple(open_boxes)
-    last = np.full(tables.points.shape[1], -np.inf, dtype=np.float32)
+    last = np.full(tables.rolls, -np.inf, dtype=np.float32)
     for group in tables.groups:
         cols = [j for j, b in enumerate(group.boxes) if b in open_boxes]
         if cols:
