@@ -154,9 +154,8 @@ class DetectorTask:
         checks: dict[str, Set],
         device: torch.device,
     ) -> None:
-        self.args, self.model, self.train, self.checks, self.device = (
-            args, model, train, checks, device
-        )  # fmt: skip
+        self.args, self.model, self.device = args, model, device
+        self.train, self.checks = train, checks
         self.steps_per_epoch = args.steps
         self.stream: Iterator[Any] | None = None
         self.started = time.monotonic()
