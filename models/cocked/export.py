@@ -6,13 +6,10 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
-import warnings
-from datetime import date
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import onnxruntime as ort
 import torch
 
 from models.cocked.crops import COCKED_SHARE, CUTS, RENDERED_CUTS, TRAIN_SEED, VALID_SEED
@@ -20,45 +17,21 @@ from models.cocked.net import CockedNet
 from models.cocked.train import MISSED_WEIGHT, VERSION, load_net, mistakes, standardise, to_input
 from models.common.datasets import open_dataset
 from models.dieface import spec
-from models.dieface.net import DieFaceNet, count_parameters
+from models.dieface.net import DieFaceNet
 from models.dieface.scene_crops import describe_folders
 from models.dieface.synth_crops import CropSet
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
+from models.training import onnx_export
+from models.training.card import count_parameters, export_fields, header, today, write_card
 from vision.cocked import CROP_SCALE, CockedReader
 
 
 def export_onnx(model: CockedNet, path: Path, size: int = spec.INPUT_SIZE) -> None:
-    """Write the model as ONNX: inputs ``crops`` (side ``size``) and ``slant``, output
-    ``cocked``, a free batch size."""
-    model.eval()
-    dummy = (torch.zeros(1, 3, size, size), torch.zeros(1, 1))
-    names = list(CockedReader.INPUTS)
-    with warnings.catch_warnings():  # the legacy exporter warns on every call; it is chosen
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(
-            model,
-            dummy,
-            str(path),
-            dynamo=False,
-            opset_version=spec.OPSET,
-            input_names=names,
-            output_names=[CockedReader.OUTPUT],
-            dynamic_axes={n: {0: "batch"} for n in [*names, CockedReader.OUTPUT]},
-        )
-
-
-def max_difference(
-    model: CockedNet, path: Path, crops: CropSet, size: int = spec.INPUT_SIZE
-) -> float:
-    """Largest absolute difference of torch's and onnxruntime's logits on ``crops``."""
-    model.eval()
-    x = standardise(to_input(crops.images, size))
-    slants = torch.as_tensor(crops.labels["slant"]).reshape(-1, 1)
-    with torch.no_grad():
-        expected = model(x, slants).numpy()
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    (got,) = session.run(None, {"crops": x.numpy(), "slant": slants.numpy()})
-    return float(np.abs(expected - got).max())
+    """Write the model as ONNX through the chain's exporter (models/training): inputs
+    ``crops`` (side ``size``) and ``slant``, output ``cocked``, a free batch size."""
+    crops, slant = CockedReader.INPUTS
+    dummy = {crops: torch.zeros(1, 3, size, size), slant: torch.zeros(1, 1)}
+    onnx_export.export_onnx(model, dummy, [CockedReader.OUTPUT], path)
 
 
 def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
@@ -68,13 +41,8 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     cfg = summary["config"]
     size = cfg.get("input_size", spec.INPUT_SIZE)
-    return {
-        "name": "cocked",
-        "version": VERSION,
-        "task": "whether a die seen from overhead is cocked (leaning, its top face tilted)",
-        "file": path.name,
-        "size_bytes": path.stat().st_size,
-        "parameters": count_parameters(model),
+    task = "whether a die seen from overhead is cocked (leaning, its top face tilted)"
+    return header("cocked", VERSION, task, path, count_parameters(model)) | {
         "weights": "float32",
         "input": {
             "name": "crops",
@@ -169,7 +137,7 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
                 "pipeline": "yamscope evaluate DIR (the sets are made as docs/cocked-dice.md says)",
             },
         },
-        "date": date.today().isoformat(),
+        "date": today(),
     }
 
 
@@ -211,24 +179,20 @@ def export(
         path = Path(tmp) / "cocked.onnx"
         export_onnx(model, path, size)
         sample = valid.subset(np.arange(min(256, len(valid))))
-        difference = max_difference(model, path, sample, size)
-        if difference > 1e-3:
-            raise SystemExit(f"torch and onnxruntime disagree by {difference}")
+        x = standardise(to_input(sample.images, size))
+        slants = torch.as_tensor(sample.labels["slant"]).reshape(-1, 1)
+        difference = onnx_export.max_difference(model, path, {"crops": x, "slant": slants})
+        onnx_export.require_agreement(difference)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
     info = card(target, model, run)
-    target.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    write_card(target, info)
     reader = CockedReader(target)
     probability = reader.probabilities_of(valid.images, valid.labels["slant"])
     info["metrics"]["valid_crops"] |= mistakes(probability, valid.labels["cocked"], threshold)
     info["metrics"]["pipeline"] = {
         folder.name: pipeline_metrics(folder, target, progress) for folder in evaluate_on or []
     }
-    info["export"] = {
-        "opset": spec.OPSET,
-        "torch": torch.__version__,
-        "onnxruntime": ort.__version__,
-        "max_abs_logit_difference_torch_vs_onnxruntime": difference,
-    }
-    target.with_suffix(".json").write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    info["export"] = export_fields(difference)
+    write_card(target, info)
     return info

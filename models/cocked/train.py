@@ -5,19 +5,15 @@
 
 Crops come from the synthetic tray generator (``models.synth``), many dice cocked, cut upright
 as the runtime cuts them from jittered boxes; they are cached in ``data/synth-crops`` chunk by
-chunk, so a stopped build resumes. Training checkpoints every epoch and resumes from the last
-one; ``best.pt`` is the epoch with the fewest mistakes on the valid crops (a missed cocked
-die counted twice: it is scored from a face that is not on top, a needless flag costs the
-player a glance).
+chunk, so a stopped build resumes. Training (the chain's loop, models/training) checkpoints
+every epoch and resumes from the last one; ``best.pt`` is the epoch with the fewest mistakes
+on the valid crops (a missed cocked die counted twice: it is scored from a face that is not
+on top, a needless flag costs the player a glance).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import sys
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +21,6 @@ from typing import Any
 import numpy as np
 import torch
 from torch.nn import functional as F
-from tqdm import tqdm
 
 from models.cocked.crops import TRAIN_SEED, VALID_SEED, load_crops, with_rendered
 from models.cocked.net import CockedNet, augment
@@ -33,7 +28,8 @@ from models.common.datasets import DatasetError
 from models.dieface import distil, spec
 from models.dieface.net import DieFaceNet
 from models.dieface.synth_crops import CropSet
-from models.dieface.train import Budget, _save, cpu_weights, latest_checkpoint
+from models.training import loop
+from models.training.loop import Pick, Plan
 
 VERSION = "2.1.0"
 MISSED_WEIGHT = 2  # a missed cocked die counts as two needless flags
@@ -173,6 +169,65 @@ def initial_model(
     return model
 
 
+class CockedTask:
+    """The cocked-die net's part of the training chain (models/training): whole batches of
+    augmented crops (a teacher, when one teaches, reads them at the cut size, the net averaged
+    down to its own), cross-entropy with a missed cocked die weighted ``MISSED_WEIGHT``; the
+    epoch is picked by its valid cost at its best threshold."""
+
+    pick = Pick("cost", lower_is_better=True)
+
+    def __init__(self, model: CockedNet, train: CropSet, valid: CropSet, cfg: Config) -> None:
+        self.model, self.train, self.valid, self.cfg = model, train, valid, cfg
+        self.teacher = from_onnx(Path(cfg.teacher)).eval() if cfg.teacher else None
+        self.steps_per_epoch = len(train) // cfg.batch_size
+        if self.steps_per_epoch == 0:
+            raise ValueError(f"fewer crops than one batch ({len(train)} < {cfg.batch_size})")
+        self.generator = torch.Generator().manual_seed(cfg.seed)
+        self.class_weights = torch.tensor([1.0, float(MISSED_WEIGHT)])
+        self.labels = torch.as_tensor(train.labels["cocked"])
+        self.slants = torch.as_tensor(train.labels["slant"])
+
+    def batches(self, epoch: int) -> tuple[torch.Tensor, ...]:
+        order = torch.randperm(len(self.train), generator=self.generator)
+        return order[: self.steps_per_epoch * self.cfg.batch_size].split(self.cfg.batch_size)
+
+    def loss(self, index: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        # changed at the cut size and then averaged down, as the runtime cuts: the
+        # teacher reads the cut-size crops it was made for, the net its own size
+        cut = augment(to_input(self.train.images[index.numpy()]), self.generator)
+        slants = self.slants[index]
+        logits = self.model(standardise(downsized(cut, self.cfg.input_size)), slants)
+        loss = F.cross_entropy(
+            logits,
+            self.labels[index],
+            weight=self.class_weights,
+            label_smoothing=self.cfg.label_smoothing,
+        )
+        if self.teacher is not None:
+            with torch.no_grad():
+                taught = self.teacher(standardise(cut), slants)
+            loss = loss + distil.distillation_loss((logits,), (taught,), self.cfg.temperature)
+        return loss, {}
+
+    def scores(self, losses: list[float]) -> tuple[dict[str, Any], float]:
+        probability = predict(self.model, self.valid, self.cfg.input_size)
+        row = {
+            "loss": losses[-1],
+            "valid": best_threshold(probability, self.valid.labels["cocked"]),
+        }
+        return row, row["valid"]["cost"]
+
+    def shown(self, row: dict[str, Any]) -> str:
+        return f"valid {row['valid']}"
+
+    def state(self) -> dict[str, Any]:
+        return {"generator": self.generator.get_state()}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.generator.set_state(state["generator"])
+
+
 def fit(
     train: CropSet,
     valid: CropSet,
@@ -184,91 +239,15 @@ def fit(
     weights: Path | None = None,
     exported: Path | None = None,
 ) -> dict[str, Any]:
-    """Train, checkpoint each epoch into ``out`` (a stopped run resumes after its last
-    finished epoch), keep the epoch of lowest valid cost in ``best.pt``; returns the summary
-    also written to ``summary.json``.
-
-    Long: the training loop, its checkpoints and its picking of the epoch in one piece, as
-    ``models/dieface/train.py`` has it."""
+    """Train through the chain (models/training) into ``out`` (a stopped run resumes after
+    its last finished epoch), the epoch of lowest valid cost in ``best.pt``; returns the
+    summary also written to ``summary.json``."""
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
-    out.mkdir(parents=True, exist_ok=True)
     model = initial_model(trunk, weights, exported, cfg)
-    teacher = from_onnx(Path(cfg.teacher)).eval() if cfg.teacher else None
-    optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    steps_per_epoch = len(train) // cfg.batch_size
-    if steps_per_epoch == 0:
-        raise ValueError(f"fewer crops than one batch ({len(train)} < {cfg.batch_size})")
-    budget = Budget(steps_per_epoch * cfg.epochs, minutes)
-    generator = torch.Generator().manual_seed(cfg.seed)
-    history: list[dict[str, Any]] = []
-    best: dict[str, Any] = {"epoch": 0, "cost": math.inf}
-    start, step = 0, 0
-    checkpoint = latest_checkpoint(out)
-    if checkpoint is not None:
-        state = torch.load(checkpoint, map_location="cpu", weights_only=False)
-        model.load_state_dict(state["model"])
-        optimiser.load_state_dict(state["optimiser"])
-        generator.set_state(state["generator"])
-        history, best, start, step = state["history"], state["best"], state["epoch"], state["step"]
-        print(f"resuming after epoch {start} from {checkpoint}", file=sys.stderr)
-    class_weights = torch.tensor([1.0, float(MISSED_WEIGHT)])
-    labels = torch.as_tensor(train.labels["cocked"])
-    slants = torch.as_tensor(train.labels["slant"])
-    for epoch in range(start + 1, cfg.epochs + 1):
-        if budget.spent():
-            print(f"time budget of {minutes} min spent", file=sys.stderr)
-            break
-        began = time.perf_counter()
-        model.train()
-        order = torch.randperm(len(train), generator=generator)
-        batches = order[: steps_per_epoch * cfg.batch_size].split(cfg.batch_size)
-        bar = tqdm(batches, desc=f"epoch {epoch}/{cfg.epochs}", disable=not progress, leave=False)
-        for index in bar:
-            for group in optimiser.param_groups:  # cosine decay over the steps or the minutes
-                group["lr"] = cfg.lr * 0.5 * (1 + math.cos(math.pi * budget.progress(step)))
-            # changed at the cut size and then averaged down, as the runtime cuts: the
-            # teacher reads the cut-size crops it was made for, the net its own size
-            cut = augment(to_input(train.images[index.numpy()]), generator)
-            logits = model(standardise(downsized(cut, cfg.input_size)), slants[index])
-            loss = F.cross_entropy(
-                logits, labels[index], weight=class_weights, label_smoothing=cfg.label_smoothing
-            )
-            if teacher is not None:
-                with torch.no_grad():
-                    taught = teacher(standardise(cut), slants[index])
-                loss = loss + distil.distillation_loss((logits,), (taught,), cfg.temperature)
-            optimiser.zero_grad()
-            loss.backward()
-            optimiser.step()
-            step += 1
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-            if budget.spent():
-                break
-        row = {"epoch": epoch, "loss": float(loss.item()), "seconds": time.perf_counter() - began}
-        probability = predict(model, valid, cfg.input_size)
-        row["valid"] = best_threshold(probability, valid.labels["cocked"])
-        history.append(row)
-        print(f"epoch {epoch}: valid {row['valid']}", file=sys.stderr)
-        if row["valid"]["cost"] < best["cost"]:
-            best = {"epoch": epoch, "cost": row["valid"]["cost"]}
-            _save({"model": cpu_weights(model), "epoch": epoch, "row": row}, out / "best.pt")
-        _save(
-            {
-                "model": model.state_dict(),
-                "optimiser": optimiser.state_dict(),
-                "generator": generator.get_state(),
-                "history": history,
-                "best": best,
-                "epoch": epoch,
-                "step": step,
-            },
-            out / f"epoch-{epoch:03d}.pt",
-        )
-    summary = {
-        "best": best,
-        "history": history,
-        "train_seconds": sum(r["seconds"] for r in history),
+    task = CockedTask(model, train, valid, cfg)
+    plan = Plan(cfg.epochs, cfg.lr, cfg.weight_decay, minutes)
+    about = {
         "train_crops": len(train),
         "config": asdict(cfg),
         "trunk": str(trunk) if trunk is not None else None,
@@ -276,8 +255,7 @@ def fit(
         "exported": str(exported) if exported is not None else None,
         "minutes": minutes,
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return summary
+    return loop.train(task, out, plan, about, progress=progress)
 
 
 def main(argv: list[str] | None = None) -> int:

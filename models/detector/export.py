@@ -13,13 +13,16 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
 from models.detector.data import SYNTH_TEST_SEED, SYNTH_TRAIN_SEED, SYNTH_VALID_SEED
-from models.detector.net import SIZE_UNIT, DiceNet, count_parameters
+from models.detector.net import SIZE_UNIT, DiceNet
 from models.detector.train import RUN_DIR
+from models.training import onnx_export
+from models.training.card import count_parameters, header, write_card
 from vision.detect import INPUT_SIZE, MEAN, MULTIPLE, NMS_IOU, PAD_VALUE, SCALE, STRIDE
 
 MODELS = Path(__file__).resolve().parents[1]
@@ -33,51 +36,40 @@ CREDIT = (
 )
 
 
-def export_onnx(model: DiceNet, path: Path, opset: int = 17) -> None:
-    model.eval()
-    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)
-    with torch.no_grad():
-        torch.onnx.export(
-            model,
-            (dummy,),
-            str(path),
-            dynamo=False,
-            opset_version=opset,
-            input_names=["image"],
-            output_names=OUTPUTS,
-            dynamic_axes={
-                name: {0: "batch", 2: "height", 3: "width"} for name in ["image", *OUTPUTS]
-            },
-        )
+def export_onnx(model: DiceNet, path: Path) -> None:
+    """Write the model as ONNX through the chain's exporter (models/training): input
+    ``image``, its batch, height and width free in every input and output."""
+    dummy = {"image": torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE)}
+    free = {0: "batch", 2: "height", 3: "width"}
+    onnx_export.export_onnx(model, dummy, OUTPUTS, path, free)
 
 
 def max_difference(model: DiceNet, path: Path, inputs: torch.Tensor) -> float:
-    """The largest difference between torch and onnxruntime over the three outputs."""
-    import onnxruntime as ort
-
-    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    with torch.no_grad():
-        expected = [t.numpy() for t in model.eval()(inputs)]
-    got = session.run(None, {"image": inputs.numpy()})
+    """The largest difference between torch and onnxruntime over the three outputs, the
+    sizes' relative to their unit."""
     worst = 0.0
-    for e, g in zip(expected, got, strict=True):
+    for e, g in onnx_export.both_outputs(model, path, {"image": inputs}):
         scale = 1.0 / SIZE_UNIT if e.shape[1] == 2 and e.max() > 2 else 1.0  # sizes: relative
         worst = max(worst, float(np.abs(e - g).max() * scale))
     return worst
 
 
-def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dict | None) -> dict:
-    """The detector's card as a dict (written next to the .onnx as JSON).
+def best_row(state: dict[str, Any]) -> dict[str, Any]:
+    """The history row of a best.pt's epoch (a checkpoint from before the chain: the last
+    row of the history it carries)."""
+    return state["row"] if "row" in state else state["history"][-1]
+
+
+def card(
+    model: DiceNet, epoch: int, row: dict, path: Path, threshold: float, metrics: dict | None
+) -> dict:
+    """The detector's card as a dict (written next to the .onnx as JSON), from the best
+    epoch and its history ``row``.
 
     Long: the card written out as data."""
-    rendered = any("rendered" in record for record in state.get("history", []))
-    return {
-        "name": "dicefind",
-        "version": VERSION,
-        "task": "find every die (d6, d10) in a frame: one box per die, CenterNet-style",
-        "file": path.name,
-        "size_bytes": path.stat().st_size,
-        "parameters": count_parameters(model),
+    rendered = "rendered" in row
+    task = "find every die (d6, d10) in a frame: one box per die, CenterNet-style"
+    return header("dicefind", VERSION, task, path, count_parameters(model)) | {
         "input": {
             "name": "image",
             "shape": [1, 3, "height", "width"],
@@ -130,11 +122,11 @@ def card(model: DiceNet, state: dict, path: Path, threshold: float, metrics: dic
                 ),
             ],
             "credit": CREDIT,
-            "epochs": state.get("epoch"),
+            "epochs": epoch,
             "selected_by": "mean F1 (IoU 0.5) of Rune55 valid (first 200 photos), "
             "roboflow-dice-d6 valid (52 photos) and 100 synthetic valid scenes"
             + (" and the rendered scenes held out" if rendered else ""),
-            "history": state.get("history", [])[-1:] if state.get("history") else [],
+            "history": [row],
             "command": "python -m models.detector.train (resumes data/runs/detector/last.pt; "
             "1.0.0: 15 epochs, ~28 CPU minutes on 2 shared cores: epoch 1 of 60 steps x 12 at "
             "256, epoch 2 of 80 x 12, epochs 3-15 of 100 x 16 on 192x192 windows, cosine LR "
@@ -176,19 +168,18 @@ def main(argv: list[str] | None = None) -> None:
     inputs = torch.from_numpy(np.random.default_rng(0).normal(0, 1, (1, 3, 192, 256))).float()
     diff = max_difference(model, args.out, inputs)
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes); torch vs onnxruntime {diff:.2e}")
-    if diff > 1e-3:
-        raise SystemExit("onnxruntime disagrees with torch")
-    threshold = args.threshold if args.threshold is not None else float(state.get("threshold", 0.3))
-    card_path = args.out.with_suffix(".json")
-    info = card(model, state, args.out, threshold, None)
-    card_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    onnx_export.require_agreement(diff)
+    row = best_row(state)
+    threshold = args.threshold if args.threshold is not None else float(row.get("threshold", 0.3))
+    info = card(model, state["epoch"], row, args.out, threshold, None)
+    card_path = write_card(args.out, info)
     if not args.no_eval:
         from models.detector.eval import evaluate
 
         metrics = evaluate(args.out, "test", 200)
         metrics["torch_vs_onnxruntime_max_diff"] = diff
-        info = card(model, state, args.out, threshold, metrics)
-        card_path.write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+        info = card(model, state["epoch"], row, args.out, threshold, metrics)
+        write_card(args.out, info)
         print(json.dumps(metrics, indent=1))
     print(f"wrote {card_path}")
 

@@ -194,10 +194,6 @@ def detector_loss(
     }
 
 
-def count_parameters(model: nn.Module) -> int:
-    return sum(p.numel() for p in model.parameters())
-
-
 def module_scope(path: str) -> str:
     """The ONNX node-name scope torch gives a module's conv: ``s4.1.dw.0`` becomes
     ``/s4/s4.1/dw/dw.0/Conv`` (a Sequential's child is named after its parent)."""

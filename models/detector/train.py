@@ -20,20 +20,19 @@ share with ``--scene-share``), augmented (90° turns, flips, scale and shift,
 brightness/contrast/colour, hue, grey, blur, noise), and half of them given hard negatives:
 game tokens, screws, specks, tiles, edges and dice's hard shadows (models/detector/distractors.py).
 After each epoch the model is checked on the validation sets (F1 at IoU 0.5; the rendered
-scenes' tenth too) and ``last.pt`` / ``best.pt`` are written to ``data/runs/detector/``
-(``--out``); a new run resumes from ``last.pt``, or starts from another
-run's weights with ``--weights``. On a GPU: ``--device cuda --workers N`` (N processes draw
-the augmented batches) and ``--minutes M`` (the learning rate's cosine ends with the time);
-``models/gpu/run.sh`` is how 1.3 and 1.4 were trained.
+scenes' tenth too) and the chain's run folder (models/training: ``epoch-NNN.pt``,
+``best.pt``, ``summary.json``) is written to ``data/runs/detector/`` (``--out``); a new run
+resumes after its last epoch there, or starts from another run's weights with ``--weights``.
+On a GPU: ``--device cuda --workers N`` (N processes draw the augmented batches) and
+``--minutes M`` (the learning rate's cosine ends with the time); ``models/gpu/run.sh`` is how
+1.3 and 1.4 were trained.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,11 +55,13 @@ from models.detector.data import (
 )
 from models.detector.net import (
     DiceNet,
-    count_parameters,
     detector_loss,
     from_onnx,
 )
-from models.dieface.train import cpu_weights
+from models.training import loop
+from models.training.card import count_parameters
+from models.training.loop import Pick, Plan
+from models.training.schedule import Schedule
 from vision.detect import decode, to_tensor
 
 RUN_DIR = REPO / "data" / "runs" / "detector"
@@ -134,104 +135,112 @@ def score_maps(maps: list[tuple], data: Set, threshold: float) -> dict[str, floa
 # ------------------------------------------------------------------------------- training
 
 
-def train(args: argparse.Namespace) -> None:
-    """Train the detector into ``out`` (resuming there): load, start, then each epoch's
-    steps, validation and checkpoints."""
+WARM_UP = Schedule(warm_steps=50)  # the cosine, its first 50 steps warmed up linearly
+
+
+class DetectorTask:
+    """The detector's part of the training chain (models/training): ``args.steps`` batches
+    an epoch drawn by ``args.workers`` processes (seeded by the epoch the run starts at),
+    the detector's loss, and the epoch picked by the mean F1 of the validation sets at the
+    threshold whose F1s sum highest."""
+
+    pick = Pick("f1")
+
+    def __init__(
+        self,
+        args: argparse.Namespace,
+        model: DiceNet,
+        train: dict[str, Any],
+        checks: dict[str, Set],
+        device: torch.device,
+    ) -> None:
+        self.args, self.model, self.device = args, model, device
+        self.train, self.checks = train, checks
+        self.steps_per_epoch = args.steps
+        self.stream: Iterator[Any] | None = None
+        self.started = time.monotonic()
+
+    def batches(self, epoch: int) -> Iterator[Any]:
+        if self.stream is None:  # one stream for the run, seeded where it starts
+            args, train = self.args, self.train
+            drawn = Batches(
+                train["photos"], train["synth"], args.batch, args.crop, seed=1000 + epoch - 1,
+                scenes=train["scenes"], scene_share=args.scene_share, colour=train["colour"],
+            )  # fmt: skip
+            self.stream = iter(
+                torch.utils.data.DataLoader(
+                    drawn, batch_size=None, num_workers=args.workers,
+                    pin_memory=self.device.type == "cuda", persistent_workers=args.workers > 0,
+                )
+            )  # fmt: skip
+        return (next(self.stream) for _ in range(self.steps_per_epoch))
+
+    def loss(self, batch: Any) -> tuple[torch.Tensor, dict[str, float]]:
+        x, targets = batch
+        x = x.to(self.device, non_blocking=True)
+        targets = {k: v.to(self.device, non_blocking=True) for k, v in targets.items()}
+        return detector_loss(self.model(x), targets)
+
+    def scores(self, losses: list[float]) -> tuple[dict[str, Any], float]:
+        scores, t_best, f1 = _validate(self.model, self.checks)
+        row = {
+            "loss": float(np.mean(losses)), "threshold": t_best, **scores[t_best], "f1": f1,
+            "minutes": (time.monotonic() - self.started) / 60,
+        }  # fmt: skip
+        return row, f1
+
+    def shown(self, row: dict[str, Any]) -> str:
+        sets = "  ".join(
+            f"{name} P {row[name]['precision']:.3f} R {row[name]['recall']:.3f}"
+            for name in self.checks
+        )
+        return f"loss {row['loss']:.3f}  t={row['threshold']}  {sets}"
+
+    def state(self) -> dict[str, Any]:
+        return {}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Nothing beyond the net and the optimiser: the stream is seeded by the epoch."""
+
+
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    """Train the detector through the chain (models/training) into ``args.out``, resuming
+    there unless ``--fresh``: load the sets, start the net, then the chain's epochs."""
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     device = torch.device(args.device)
-    photos = load_photos("train")
-    colour = load_photos("train", roboflow_root(), name="roboflow")
-    synth = load_synth("train", SYNTH_TRAIN_SEED, args.synth, args.workers)
-    valid_photos = load_photos("valid", limit=args.valid_photos)
-    valid_colour = load_photos("valid", roboflow_root(), name="roboflow")
-    valid_synth = load_synth("valid", SYNTH_VALID_SEED, args.valid_synth, args.workers)
+    sets = {
+        "photos": load_photos("train"),
+        "colour": load_photos("train", roboflow_root(), name="roboflow"),
+        "synth": load_synth("train", SYNTH_TRAIN_SEED, args.synth, args.workers),
+    }
+    checks = {
+        "photos": load_photos("valid", limit=args.valid_photos),
+        "colour": load_photos("valid", roboflow_root(), name="roboflow"),
+        "synth": load_synth("valid", SYNTH_VALID_SEED, args.valid_synth, args.workers),
+    }
     roots = [Path(r) for r in args.scenes]
-    scenes = load_scenes(roots, "train") if roots else None
+    sets["scenes"] = load_scenes(roots, "train") if roots else None
     valid_scenes = load_scenes(roots, "valid") if roots else None
-    print(f"train: {len(photos)} + {len(colour)} photos, {len(synth)} synthetic, "
-          f"{len(scenes or ())} rendered; valid: {len(valid_photos)} + {len(valid_colour)} "
-          f"photos, {len(valid_synth)} synthetic, {len(valid_scenes or ())} rendered")  # fmt: skip
-    model = DiceNet()
+    if valid_scenes is not None and len(valid_scenes):
+        checks["rendered"] = valid_scenes
+    print(f"train: {len(sets['photos'])} + {len(sets['colour'])} photos, {len(sets['synth'])} "
+          f"synthetic, {len(sets['scenes'] or ())} rendered; valid: {len(checks['photos'])} + "
+          f"{len(checks['colour'])} photos, {len(checks['synth'])} synthetic, "
+          f"{len(valid_scenes or ())} rendered")  # fmt: skip
+    model = initial_model(args, sets)
     print(f"parameters: {count_parameters(model)}")
-    run_dir = Path(args.out)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    last = run_dir / "last.pt"
-    model, optimiser_state, epoch, best, history = _start(
-        args, model, last, photos, synth, scenes, colour
-    )
-    model.to(device)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=1e-4)
-    if optimiser_state is not None:
-        optimiser.load_state_dict(optimiser_state)
-    total_steps = args.epochs * args.steps
-    started = time.monotonic()
-
-    def progress(done: int) -> float:
-        """How far through the run: its steps or, with --minutes, its time (the further)."""
-        spent = (time.monotonic() - started) / (args.minutes * 60) if args.minutes else 0.0
-        return min(1.0, max(done / total_steps, spent))
-
-    stream = Batches(
-        photos, synth, args.batch, args.crop, seed=1000 + epoch, scenes=scenes,
-        scene_share=args.scene_share, colour=colour,
-    )  # fmt: skip
-    batches = iter(
-        torch.utils.data.DataLoader(
-            stream, batch_size=None, num_workers=args.workers, pin_memory=device.type == "cuda",
-            persistent_workers=args.workers > 0,
-        )
-    )  # fmt: skip
-    while epoch < args.epochs:
-        if args.minutes and time.monotonic() - started > args.minutes * 60:
-            print("time budget spent")
-            break
-        losses = _steps(args, model, optimiser, batches, device, epoch, progress)
-        epoch += 1
-        checks = {"photos": valid_photos, "colour": valid_colour, "synth": valid_synth}
-        if valid_scenes is not None and len(valid_scenes):
-            checks["rendered"] = valid_scenes
-        scores, t_best, f1 = _validate(model, checks)
-        record = {
-            "epoch": epoch, "loss": float(np.mean(losses)), "threshold": t_best,
-            **scores[t_best], "f1": f1, "minutes": (time.monotonic() - started) / 60,
-        }  # fmt: skip
-        history.append(record)
-        shown = "  ".join(
-            f"{name} P {s['precision']:.3f} R {s['recall']:.3f}"
-            for name, s in scores[t_best].items()
-        )
-        print(f"epoch {epoch}: loss {record['loss']:.3f}  t={t_best}  {shown}", flush=True)
-        state = {"model": cpu_weights(model), "optimiser": optimiser.state_dict(), "epoch": epoch,
-                 "best": max(best, f1), "history": history, "threshold": t_best}  # fmt: skip
-        if f1 > best:
-            best = f1
-            torch.save(state, run_dir / "best.pt")
-        torch.save(state, last)
-        (run_dir / "history.json").write_text(json.dumps(history, indent=1), encoding="utf-8")
+    task = DetectorTask(args, model.to(device), sets, checks, device)
+    plan = Plan(args.epochs, args.lr, minutes=args.minutes, schedule=WARM_UP)
+    about = {"config": vars(args)}
+    return loop.train(task, Path(args.out), plan, about, resume=not args.fresh, device=device)
 
 
-def _start(
-    args: argparse.Namespace,
-    model: DiceNet,
-    last: Path,
-    photos: Any,
-    synth: Any,
-    scenes: Any,
-    colour: Any,
-) -> tuple[DiceNet, dict | None, int, float, list]:
-    """What the run starts from: its own last checkpoint (resumed), --weights, --from-onnx
-    (its norms restored on a few batches) or nothing; (model, optimiser state, epoch, best
-    F1, history)."""
-    epoch, best, history = 0, -1.0, []
-    optimiser_state = None
-    if last.exists() and not args.fresh:
-        state = torch.load(last, map_location="cpu", weights_only=False)
-        model.load_state_dict(state["model"])
-        optimiser_state = state["optimiser"]
-        epoch, best, history = state["epoch"], state["best"], state["history"]
-        print(f"resumed after epoch {epoch} (best F1 {best:.4f})")
-    elif args.weights:
+def initial_model(args: argparse.Namespace, sets: dict[str, Any]) -> DiceNet:
+    """What the run starts from (a resume overrides it): --weights, --from-onnx (its norms
+    restored on a few batches) or a fresh net."""
+    model = DiceNet()
+    if args.weights:
         model.load_state_dict(
             torch.load(args.weights, map_location="cpu", weights_only=False)["model"]
         )
@@ -239,49 +248,12 @@ def _start(
     elif args.from_onnx:
         model = from_onnx(Path(args.from_onnx))
         rng = np.random.default_rng(999)
-        samples = [draw_batch(photos, synth, args.batch, args.crop, rng, scenes, args.scene_share,
-                              colour)[0] for _ in range(8)]  # fmt: skip
+        samples = [draw_batch(sets["photos"], sets["synth"], args.batch, args.crop, rng,
+                              sets["scenes"], args.scene_share, sets["colour"])[0]
+                   for _ in range(8)]  # fmt: skip
         restore_norms(model, samples)
         print(f"starting from the exported model {args.from_onnx}")
-    return model, optimiser_state, epoch, best, history
-
-
-def _steps(
-    args: argparse.Namespace,
-    model: DiceNet,
-    optimiser: torch.optim.Optimizer,
-    batches: Iterator[Any],
-    device: torch.device,
-    epoch: int,
-    progress: Callable[[int], float],
-) -> list[float]:
-    """One epoch's steps on the warmed-up cosine schedule (cut short when the run's time is
-    up); the steps' losses."""
-    from tqdm import tqdm
-
-    model.train()
-    losses = []
-    bar = tqdm(range(args.steps), desc=f"epoch {epoch + 1}", leave=False)
-    for step in bar:
-        done = epoch * args.steps + step
-        warm = min(1.0, (done + 1) / 50)
-        lr = args.lr * warm * 0.5 * (1 + math.cos(math.pi * progress(done)))
-        for group in optimiser.param_groups:
-            group["lr"] = lr
-        x, targets = next(batches)
-        x = x.to(device, non_blocking=True)
-        targets = {k: v.to(device, non_blocking=True) for k, v in targets.items()}
-        loss, parts = detector_loss(model(x), targets)
-        optimiser.zero_grad()
-        loss.backward()
-        optimiser.step()
-        losses.append(float(loss.detach()))
-        bar.set_postfix(
-            loss=f"{np.mean(losses[-20:]):.3f}", **{k: f"{v:.3f}" for k, v in parts.items()}
-        )
-        if progress(done + 1) >= 1.0:
-            break  # the time is up: check and save what was learned
-    return losses
+    return model
 
 
 def _validate(model: DiceNet, checks: dict[str, Any]) -> tuple[dict, float, float]:
@@ -332,12 +304,14 @@ def main(argv: list[str] | None = None) -> None:
         f"{SCENE_SHARE}: a quarter of the batch; 0.25 kept a real tray's corner from being "
         "taken for a die, docs/photoreal.md)",
     )
-    parser.add_argument("--out", default=str(RUN_DIR), help="run folder (last.pt, best.pt)")
+    parser.add_argument("--out", default=str(RUN_DIR), help="run folder (epoch-NNN.pt, best.pt)")
     parser.add_argument("--weights", help="start from this checkpoint's weights (new schedule)")
     parser.add_argument(
         "--from-onnx", metavar="ONNX", help="start from an exported detector (its checkpoint gone)"
     )
-    parser.add_argument("--fresh", action="store_true", help="ignore last.pt")
+    parser.add_argument(
+        "--fresh", action="store_true", help="start afresh: ignore the run folder's checkpoints"
+    )
     parser.add_argument("--prepare-only", action="store_true")
     args = parser.parse_args(argv)
     if args.prepare_only:

@@ -1,7 +1,7 @@
 """Export trained weights to ``models/dieface.onnx`` and write its card ``models/dieface.json``.
 
 The appliance runs the model through onnxruntime, never torch, so the export is only trusted
-once both give the same logits on the same inputs (:func:`max_logit_difference`). An int8
+once both give the same logits on the same inputs (the chain's check, models/training). An int8
 copy (onnxruntime static quantisation, calibrated on real and synthetic crops) is measured
 too and shipped only if it reads as well (every metric within 0.2 %) and runs faster. The card
 holds everything a runtime needs to feed the model (crop, size, channels, normalisation, one
@@ -12,28 +12,27 @@ per set with the command that reproduces each).
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import shutil
 import tempfile
-import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import onnx
-import onnxruntime as ort
 import torch
 from onnx import helper
 
 from models.common import photos
 from models.dieface import evaluate, spec, synth_crops
 from models.dieface.int8 import dequantise, int8_verdict, quantise
-from models.dieface.net import count_parameters, normalise, to_bgr
+from models.dieface.net import normalise, to_bgr
 from models.dieface.sample import balanced_sample
 from models.dieface.scene_crops import describe_folders
 from models.dieface.train import load_model
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
+from models.training import onnx_export
+from models.training.card import count_parameters, export_fields, header, today, write_card
 from vision.faces import FaceReader
 from vision.model_check import write_check
 
@@ -49,29 +48,12 @@ CHECK_PER_FACE = 3
 CHECK_SYNTHETIC = 12
 
 
-def export_onnx(model: torch.nn.Module, path: Path, opset: int = spec.OPSET) -> None:
-    """Write the model as ONNX, one output per head named after its attribute, with a free
-    batch size (the runtime sends all dice at once).
-
-    The TorchScript exporter is used: it needs only the ``onnx`` package, not onnxscript, and
-    gives a plain, small graph (batch norms folded into the convs) for a CNN this simple.
-    """
-    model.eval()
+def export_onnx(model: torch.nn.Module, path: Path) -> None:
+    """Write the model as ONNX through the chain's exporter (models/training), one output per
+    head named after its attribute, with a free batch size (the runtime sends all dice at
+    once), and the ``features`` output beside them."""
     dummy = torch.zeros(1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE)
-    names = list(spec.HEADS)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with warnings.catch_warnings():  # the legacy exporter warns on every call; it is chosen
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(
-            model,
-            (dummy,),
-            str(path),
-            dynamo=False,
-            opset_version=opset,
-            input_names=[spec.INPUT_NAME],
-            output_names=names,
-            dynamic_axes={name: {0: "batch"} for name in [spec.INPUT_NAME, *names]},
-        )
+    onnx_export.export_onnx(model, {spec.INPUT_NAME: dummy}, list(spec.HEADS), path)
     with_features(path)
 
 
@@ -115,16 +97,6 @@ def features_size(path: Path) -> int | None:
             (features,) = evaluate.session(path).run([FEATURES], {spec.INPUT_NAME: dummy})
             return int(features.shape[1])
     return None
-
-
-def max_logit_difference(model: torch.nn.Module, path: Path, inputs: torch.Tensor) -> float:
-    """Largest absolute difference between torch's and onnxruntime's logits on ``inputs``,
-    over every head."""
-    model.eval()
-    with torch.no_grad():
-        expected = [t.numpy() for t in model(inputs)]
-    got = evaluate.session(path).run(list(spec.HEADS), {spec.INPUT_NAME: inputs.numpy()})
-    return max(float(np.abs(a - b).max()) for a, b in zip(expected, got, strict=True))
 
 
 def measure(path: Path, splits: dict[str, photos.Crops], synthetic: synth_crops.CropSet) -> dict:
@@ -201,16 +173,11 @@ def card(
 
     Long: the card written out as data."""
     int8 = metrics.get("int8", {}).get("shipped", False)
-    return {
-        "name": "dieface",
-        "version": spec.VERSION,
-        "task": (
-            "kind (d6/d10), top face value, colour, finish and whether cocked, of one die "
-            "from a BGR crop centred on it"
-        ),
-        "file": path.name,
-        "size_bytes": path.stat().st_size,
-        "parameters": parameters,
+    task = (
+        "kind (d6/d10), top face value, colour, finish and whether cocked, of one die "
+        "from a BGR crop centred on it"
+    )
+    return header("dieface", spec.VERSION, task, path, parameters) | {
         "weights": "int8 (static QDQ quantisation)" if int8 else "float32",
         "input": {
             "name": spec.INPUT_NAME,
@@ -293,13 +260,8 @@ def card(
         ],
         "training": training,
         "metrics": metrics,
-        "export": {
-            "opset": spec.OPSET,
-            "torch": torch.__version__,
-            "onnxruntime": ort.__version__,
-            "max_abs_logit_difference_torch_vs_onnxruntime": agreement,
-        },
-        "date": dt.date.today().isoformat(),
+        "export": export_fields(agreement),
+        "date": today(),
     }
 
 
@@ -330,9 +292,11 @@ def _from_weights(
         "rune55_test": normalise(splits["test"].images),
         "synthetic_test": normalise(synthetic.images),
     }
-    agreement = {k: max_logit_difference(model, float_path, x) for k, x in inputs.items()}
-    if max(agreement.values()) > 1e-3:
-        raise SystemExit(f"torch and onnxruntime disagree: {agreement}")
+    agreement = {
+        name: onnx_export.max_difference(model, float_path, {spec.INPUT_NAME: x}, spec.HEADS)
+        for name, x in inputs.items()
+    }
+    onnx_export.require_agreement(agreement)
     return {
         "parameters": count_parameters(model),
         "agreement": agreement,
@@ -441,9 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if "exported_again_from" in made:
         described["export"]["exported_again_from"] = made["exported_again_from"]
-    args.out.with_suffix(".json").write_text(
-        json.dumps(described, indent=2) + "\n", encoding="utf-8"
-    )
+    write_card(args.out, described)
     check_crops = np.concatenate(
         [
             to_bgr(balanced_sample(splits["test"], CHECK_PER_FACE).images),

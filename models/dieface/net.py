@@ -77,8 +77,3 @@ def normalise(images: np.ndarray | torch.Tensor) -> torch.Tensor:
     """uint8 crops (N, S, S) grey or (N, S, S, 3) BGR → float (N, 3, S, S) standardised."""
     x = torch.as_tensor(to_bgr(np.asarray(images)), dtype=torch.float32)
     return (x.permute(0, 3, 1, 2) / 255.0 - MEAN) / STD
-
-
-def count_parameters(model: nn.Module) -> int:
-    """How many weights the model has (the ONNX file is about four bytes each)."""
-    return sum(p.numel() for p in model.parameters())

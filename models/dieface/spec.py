@@ -23,6 +23,5 @@ HEADS: dict[str, tuple] = {
 # statistics) so the runtime can apply them without knowing the training data.
 MEAN = 0.5
 STD = 0.25
-OPSET = 17
 VERSION = "2.3.1"
 INPUT_NAME = "crops"

@@ -7,17 +7,13 @@ batch is augmented on the fly with one vectorised ``grid_sample`` (rotation by a
 scale, stretch, shift; a mirror only for d6, whose pips read the same mirrored, never for a
 d10's numerals) and colour changes (grey, channel swaps, tints) that keep the value head
 from leaning on colour; a crop made grey or swapped loses its colour label for that step.
-Each epoch writes a checkpoint (model, optimiser, schedule, history) so a stopped run
+The loop, its schedule and its checkpoints are the chain's (models/training): a stopped run
 resumes where it stopped, and ``best.pt`` keeps the weights of the epoch with the best score.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import sys
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -28,7 +24,6 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
-from tqdm import tqdm
 
 from models.common.norms import restore_norms
 from models.dieface import distil, spec, synth_crops
@@ -37,6 +32,9 @@ from models.dieface.net import DieFaceNet, normalise, to_bgr
 from models.dieface.scene_crops import describe_folders, folders_crops
 from models.dieface.spec import MEAN, STD
 from models.dieface.synth_crops import CropSet
+from models.training import loop
+from models.training.loop import Pick, Plan
+from models.training.schedule import Schedule
 
 UNKNOWN = -1
 SCENE_SHARE = 0.25  # the part of each epoch that rendered scenes' dice make, when given
@@ -44,7 +42,7 @@ SCENE_SHARE = 0.25  # the part of each epoch that rendered scenes' dice make, wh
 
 @dataclass
 class TrainConfig:
-    """The knobs of one run; stored in every checkpoint so a resume uses the same ones."""
+    """The knobs of one run; stored in its summary, which the card reads."""
 
     epochs: int = 12
     batch_size: int = 128
@@ -105,18 +103,16 @@ def head_losses(
     return losses
 
 
-def train_step(
+def batch_loss(
     model: nn.Module,
-    optimiser: torch.optim.Optimizer,
     images: torch.Tensor,
     labels: dict[str, torch.Tensor],
     generator: torch.Generator,
     cfg: TrainConfig,
     teacher: nn.Module | None = None,
-) -> float:
-    """One optimiser step on an augmented batch; returns the summed loss of the heads (and
-    of the teacher's probabilities, when one teaches)."""
-    model.train()
+) -> torch.Tensor:
+    """The summed loss of the heads (and of the teacher's probabilities, when one teaches)
+    on an augmented batch."""
     x, recoloured = augment(images, labels["kind"] == 0, generator, cfg)
     labels = labels | {"colour": torch.where(recoloured, UNKNOWN, labels["colour"])}
     x = (x - MEAN) / STD
@@ -126,11 +122,7 @@ def train_step(
         with torch.no_grad():
             taught = teacher(x)
         losses["teacher"] = distil.distillation_loss(outputs, taught, cfg.temperature)
-    loss = torch.stack(list(losses.values())).sum()
-    optimiser.zero_grad(set_to_none=True)
-    loss.backward()
-    optimiser.step()
-    return float(loss.detach())
+    return torch.stack(list(losses.values())).sum()
 
 
 @torch.no_grad()
@@ -155,58 +147,6 @@ def accuracies(model: nn.Module, crops: CropSet) -> dict[str, float]:
         if known.any():
             result[name] = float((predicted[name][known] == crops.labels[name][known]).mean())
     return result
-
-
-def _save(obj: dict[str, Any], path: Path) -> None:
-    """Write then rename, so a run killed mid-write never leaves a torn checkpoint."""
-    tmp = path.with_suffix(".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
-
-
-def cpu_weights(model: nn.Module) -> dict[str, torch.Tensor]:
-    """The weights as CPU tensors: ``best.pt`` loads anywhere, a GPU run's too."""
-    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
-
-
-def latest_checkpoint(out: Path) -> Path | None:
-    """The checkpoint of the last finished epoch in ``out``, if any."""
-    found = sorted(out.glob("epoch-*.pt"))
-    return found[-1] if found else None
-
-
-class Budget:
-    """How far a run is through its planned steps or, when ``minutes`` is set, its time,
-    whichever is further: on a borrowed machine the clock is the budget, and the learning
-    rate should reach zero when it runs out rather than when an epoch count guessed ahead
-    does."""
-
-    def __init__(self, total_steps: int, minutes: float = 0.0) -> None:
-        self.total_steps = total_steps
-        self.seconds = minutes * 60
-        self.started = time.monotonic()
-
-    def progress(self, step: int) -> float:
-        done = step / max(1, self.total_steps)
-        if self.seconds:
-            done = max(done, (time.monotonic() - self.started) / self.seconds)
-        return min(1.0, done)
-
-    def spent(self) -> bool:
-        return bool(self.seconds) and time.monotonic() - self.started >= self.seconds
-
-
-def _schedule(budget: Budget) -> Any:
-    """Linear warm-up over 3 % of the run, then cosine decay to zero."""
-    warm = 1 / 33
-
-    def factor(step: int) -> float:
-        done = budget.progress(step)
-        if done < warm:
-            return max(done, 1 / max(1, budget.total_steps)) / warm
-        return 0.5 * (1 + math.cos(math.pi * (done - warm) / (1 - warm)))
-
-    return factor
 
 
 def _from_grey(state: dict[str, torch.Tensor], model: DieFaceNet) -> dict[str, torch.Tensor]:
@@ -238,6 +178,89 @@ def load_model(path: Path) -> DieFaceNet:
     return model.eval()
 
 
+WARM_UP = Schedule(warm_share=1 / 33)  # linear over 3 % of the run, then the cosine
+
+
+class DieFaceTask:
+    """The die-face net's part of the training chain (models/training): crops held on
+    ``device``, a random ``cfg.epoch_crops`` of them each epoch, every set of ``valid``
+    scored per head; the epoch's score is the mean over the sets named in ``pick`` of
+    their mean head accuracy."""
+
+    def __init__(
+        self,
+        model: nn.Module,
+        train: CropSet,
+        valid: dict[str, CropSet],
+        cfg: TrainConfig,
+        pick: Sequence[str],
+        teacher: nn.Module | None,
+        device: str,
+    ) -> None:
+        self.model, self.valid, self.cfg, self.teacher = model, valid, cfg, teacher
+        self.picked, self.device = list(pick), device
+        self.pick = Pick("score")
+        self.images = torch.as_tensor(train.images, device=device)
+        self.labels = {
+            k: torch.as_tensor(v, dtype=torch.int64, device=device) for k, v in train.labels.items()
+        }
+        self.per_epoch = min(len(train), cfg.epoch_crops or len(train))
+        self.steps_per_epoch = math.ceil(self.per_epoch / cfg.batch_size)
+        self.generator = torch.Generator(device=device).manual_seed(cfg.seed)
+
+    def batches(self, epoch: int) -> tuple[torch.Tensor, ...]:
+        order = torch.randperm(len(self.images), generator=self.generator, device=self.device)
+        return order[: self.per_epoch].split(self.cfg.batch_size)
+
+    def loss(self, index: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
+        labels = {k: v[index] for k, v in self.labels.items()}
+        images = self.images[index]
+        return batch_loss(self.model, images, labels, self.generator, self.cfg, self.teacher), {}
+
+    def scores(self, losses: list[float]) -> tuple[dict[str, Any], float]:
+        size = self.cfg.batch_size
+        sizes = [min(size, self.per_epoch - i * size) for i in range(len(losses))]
+        total = sum(loss * n for loss, n in zip(losses, sizes, strict=True))
+        row: dict[str, Any] = {"train_loss": total / max(1, self.per_epoch)}
+        for name, crops in self.valid.items():
+            row[name] = accuracies(self.model, crops)
+        means = [float(np.mean(list(row[name].values()))) for name in self.picked if row[name]]
+        row["score"] = float(np.mean(means)) if means else 0.0
+        return row, row["score"]
+
+    def shown(self, row: dict[str, Any]) -> str:
+        sets = "; ".join(
+            f"{name} " + " ".join(f"{h} {a:.4f}" for h, a in row[name].items())
+            for name in self.valid
+        )
+        return f"score {row['score']:.4f}; {sets}"
+
+    def state(self) -> dict[str, Any]:
+        return {"generator": self.generator.get_state(), "device": self.device}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        if state.get("device", "cpu") == self.device:  # a generator's state fits its device
+            self.generator.set_state(state["generator"].cpu())
+
+
+def initial_model(
+    train: CropSet, cfg: TrainConfig, weights: Path | None, teacher: nn.Module | None
+) -> nn.Module:
+    """The net a run starts from: ``weights`` (a checkpoint, or an exported model whose
+    checkpoint is gone, its norms restored on the train crops), else the teacher slimmed to
+    ``cfg.widths``, else a fresh net."""
+    if weights is not None and weights.suffix == ".onnx":
+        model = distil.from_onnx(weights)
+        sample = torch.randperm(len(train), generator=torch.Generator().manual_seed(cfg.seed))
+        restore_norms(model, [normalise(train.images[i.numpy()]) for i in sample[:1024].split(256)])
+        return model
+    if weights is not None:
+        return load_model(weights)
+    if teacher is not None:
+        return distil.slimmed(teacher, cfg.widths)
+    return DieFaceNet(cfg.widths)
+
+
 def fit(
     train: CropSet,
     valid: dict[str, CropSet],
@@ -250,7 +273,7 @@ def fit(
     device: str = "cpu",
     minutes: float = 0.0,
 ) -> dict[str, Any]:
-    """Train, checkpoint each epoch into ``out``, keep the best epoch in ``best.pt``.
+    """Train through the chain (models/training) into ``out``, the best epoch in ``best.pt``.
 
     Every set of ``valid`` is scored per head after each epoch and logged; the epoch's score
     is the mean over the sets named in ``pick`` (default: all) of their mean head accuracy.
@@ -259,102 +282,21 @@ def fit(
     ``device`` is where the crops, the augmentation and the net live ("cuda" on a GPU);
     ``minutes`` > 0 ends the run when that time is spent, the schedule decaying to it.
     Returns the summary also written to ``summary.json``.
-    Long: the training loop, its checkpoints and its picking of the epoch in one piece.
     """
     torch.set_num_threads(cfg.threads)
     torch.manual_seed(cfg.seed)
-    out.mkdir(parents=True, exist_ok=True)
-    pick = list(pick or valid)
     teacher = distil.from_onnx(Path(cfg.teacher)).to(device) if cfg.teacher else None
-    if weights is not None and weights.suffix == ".onnx":
-        model = distil.from_onnx(weights)
-        sample = torch.randperm(len(train), generator=torch.Generator().manual_seed(cfg.seed))
-        restore_norms(model, [normalise(train.images[i.numpy()]) for i in sample[:1024].split(256)])
-    elif weights is not None:
-        model = load_model(weights)
-    elif teacher is not None:
-        model = distil.slimmed(teacher, cfg.widths)
-    else:
-        model = DieFaceNet(cfg.widths)
+    model = initial_model(train, cfg, weights, teacher)
     model = model.to(device=device, memory_format=torch.channels_last)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=cfg.lr, weight_decay=cfg.weight_decay)
-    per_epoch = min(len(train), cfg.epoch_crops or len(train))
-    steps_per_epoch = math.ceil(per_epoch / cfg.batch_size)
-    budget = Budget(steps_per_epoch * cfg.epochs, minutes)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimiser, _schedule(budget))
-    generator = torch.Generator(device=device).manual_seed(cfg.seed)
-    history: list[dict[str, Any]] = []
-    start_epoch, best = 0, {"epoch": 0, "score": -1.0}
-    checkpoint = latest_checkpoint(out) if resume else None
-    if checkpoint is not None:
-        state = torch.load(checkpoint, map_location=device, weights_only=False)
-        model.load_state_dict(state["model"])
-        optimiser.load_state_dict(state["optimiser"])
-        scheduler.load_state_dict(state["scheduler"])
-        if state.get("device", "cpu") == device:  # a generator's state fits its own device
-            generator.set_state(state["generator"].cpu())
-        history, best, start_epoch = state["history"], state["best"], state["epoch"]
-        print(f"resuming after epoch {start_epoch} from {checkpoint}", file=sys.stderr)
-    images = torch.as_tensor(train.images, device=device)
-    labels = {
-        k: torch.as_tensor(v, dtype=torch.int64, device=device) for k, v in train.labels.items()
-    }
-    for epoch in range(start_epoch + 1, cfg.epochs + 1):
-        if budget.spent():
-            print(f"time budget of {minutes} min spent", file=sys.stderr)
-            break
-        began = time.perf_counter()
-        order = torch.randperm(len(images), generator=generator, device=device)[:per_epoch]
-        batches = order.split(cfg.batch_size)
-        bar = tqdm(batches, desc=f"epoch {epoch}/{cfg.epochs}", disable=not progress, leave=False)
-        total_loss = 0.0
-        for index in bar:
-            batch = {k: v[index] for k, v in labels.items()}
-            loss = train_step(model, optimiser, images[index], batch, generator, cfg, teacher)
-            scheduler.step()
-            total_loss += loss * len(index)
-            bar.set_postfix(loss=f"{loss:.3f}")
-            if budget.spent():
-                break
-        row: dict[str, Any] = {"epoch": epoch, "train_loss": total_loss / max(1, per_epoch)}
-        for name, crops in valid.items():
-            row[name] = accuracies(model, crops)
-        means = [float(np.mean(list(row[name].values()))) for name in pick if row[name]]
-        row["score"] = float(np.mean(means)) if means else 0.0
-        row["seconds"] = time.perf_counter() - began
-        history.append(row)
-        shown = "; ".join(
-            f"{name} " + " ".join(f"{h} {a:.4f}" for h, a in row[name].items()) for name in valid
-        )
-        print(f"epoch {epoch}: score {row['score']:.4f}; {shown}", file=sys.stderr)
-        if row["score"] > best["score"]:
-            best = {"epoch": epoch, "score": row["score"]}
-            _save({"model": cpu_weights(model), "epoch": epoch, "row": row}, out / "best.pt")
-        _save(
-            {
-                "model": model.state_dict(),
-                "device": device,
-                "optimiser": optimiser.state_dict(),
-                "scheduler": scheduler.state_dict(),
-                "generator": generator.get_state(),
-                "history": history,
-                "best": best,
-                "epoch": epoch,
-                "config": cfg.__dict__,
-            },
-            out / f"epoch-{epoch:03d}.pt",
-        )
-    summary = {
-        "best": best,
-        "history": history,
-        "train_seconds": sum(r["seconds"] for r in history),
-        "train_crops": len(images),
+    task = DieFaceTask(model, train, valid, cfg, pick or list(valid), teacher, device)
+    plan = Plan(cfg.epochs, cfg.lr, cfg.weight_decay, minutes, WARM_UP)
+    about = {
+        "train_crops": len(train),
         "config": cfg.__dict__,
         "weights": str(weights) if weights is not None else None,
         "rendered_scenes": describe_folders(cfg.scenes),
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    return summary
+    return loop.train(task, out, plan, about, resume, progress, device)
 
 
 def _synthetic(cfg: TrainConfig, workers: int, progress: bool) -> tuple[CropSet, CropSet]:

@@ -41,8 +41,9 @@ bring_back() {
   cp -f "$RUNS/dieface/best.pt" "$OUTDIR/dieface-best.pt" 2>/dev/null
   cp -f "$RUNS/dieface/summary.json" "$OUTDIR/dieface-summary.json" 2>/dev/null
   cp -f "$RUNS/detector/best.pt" "$OUTDIR/detector-best.pt" 2>/dev/null
-  cp -f "$RUNS/detector/last.pt" "$OUTDIR/detector-last.pt" 2>/dev/null
-  cp -f "$RUNS/detector/history.json" "$OUTDIR/detector-history.json" 2>/dev/null
+  last=$(find "$RUNS/detector" -name 'epoch-*.pt' | sort | tail -1)
+  [ -n "$last" ] && cp -f "$last" "$OUTDIR/detector-last.pt"
+  cp -f "$RUNS/detector/summary.json" "$OUTDIR/detector-summary.json" 2>/dev/null
 }
 while alive; do
   sleep 15

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -164,8 +165,40 @@ def test_the_card_names_rendered_scenes_only_when_they_were_trained_on(tmp_path:
 
     path = tmp_path / "m.onnx"
     path.write_bytes(b"x")
-    plain = card(DiceNet(), {"history": [{"photos": {}}]}, path, 0.4, None)["training"]
-    rendered = card(DiceNet(), {"history": [{"rendered": {}}]}, path, 0.4, None)["training"]
+    plain = card(DiceNet(), 1, {"photos": {}}, path, 0.4, None)["training"]
+    rendered = card(DiceNet(), 1, {"rendered": {}}, path, 0.4, None)["training"]
     assert len(rendered["data"]) == len(plain["data"]) + 1
     assert "photoreal renders" in rendered["data"][-1]
     assert "rendered" in rendered["selected_by"] and "rendered" not in plain["selected_by"]
+
+
+def test_a_tiny_run_checkpoints_resumes_and_exports(tmp_path: Path, monkeypatch):
+    from models.detector import export, train
+    from models.detector.data import Set, _pack
+
+    rng = np.random.default_rng(0)
+    images, boxes = [], []
+    for _ in range(3):
+        image = np.full((256, 256, 3), 90, np.uint8)
+        x, y = rng.integers(20, 200, 2)
+        image[y : y + 30, x : x + 30] = 230
+        images.append(image)
+        boxes.append(np.float32([[x, y, x + 30, y + 30]]))
+    tiny = Set(_pack(images, boxes, ["a", "b", "c"]))
+    monkeypatch.setattr(train, "load_photos", lambda *args, **kwargs: tiny)
+    monkeypatch.setattr(train, "load_synth", lambda *args, **kwargs: tiny)
+    out = tmp_path / "run"
+    args = ["--out", str(out), "--steps", "2", "--batch", "2", "--crop", "64", "--threads", "1"]
+    train.main([*args, "--epochs", "1"])
+    assert sorted(p.name for p in out.glob("*.pt")) == ["best.pt", "epoch-001.pt"]
+    train.main([*args, "--epochs", "2"])  # resumes after epoch 1
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert [r["epoch"] for r in summary["history"]] == [1, 2]
+    assert summary["config"]["steps"] == 2 and "f1" in summary["best"]
+    best = torch.load(out / "best.pt", weights_only=False)
+    target = tmp_path / "dicefind.onnx"
+    export.main(["--checkpoint", str(out / "best.pt"), "--out", str(target), "--no-eval"])
+    card = json.loads(target.with_suffix(".json").read_text(encoding="utf-8"))
+    assert card["training"]["epochs"] == best["epoch"]
+    assert card["training"]["history"] == [best["row"]]
+    assert card["decoding"]["threshold"] == best["row"]["threshold"]

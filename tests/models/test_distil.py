@@ -23,7 +23,8 @@ from models.dieface import spec, synth_crops
 from models.dieface.distil import distillation_loss, from_onnx, slimmed
 from models.dieface.export import export_onnx
 from models.dieface.net import DieFaceNet, normalise
-from models.dieface.train import TrainConfig, fit, load_model, train_step
+from models.dieface.train import TrainConfig, batch_loss, fit, load_model
+from models.training.loop import take_step
 from vision.faces import DEFAULT_MODEL
 from vision.model_check import check_path
 
@@ -129,10 +130,9 @@ def test_a_taught_step_moves_the_student_towards_the_teacher(tmp_path: Path) -> 
     student = slimmed(teacher, SLIM)
     optimiser = torch.optim.SGD(student.parameters(), lr=0.02)
     cfg = TrainConfig(max_scale=0.0, max_shift=0.0, blur=0.0, grey=0.0, swap=0.0)
+    generator = torch.Generator().manual_seed(0)
     losses = [
-        train_step(
-            student, optimiser, images, labels, torch.Generator().manual_seed(0), cfg, teacher
-        )
+        take_step(optimiser, batch_loss(student, images, labels, generator, cfg, teacher))
         for _ in range(6)
     ]
     assert losses[-1] < losses[0]

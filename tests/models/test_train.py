@@ -27,20 +27,29 @@ except ImportError as exc:  # a clear failure, not a skip: CI must install the t
 from device.cli import main as cli
 from models.common import photos
 from models.dieface import evaluate, export, spec, synth_crops
-from models.dieface.export import export_onnx, max_logit_difference
-from models.dieface.net import DieFaceNet, count_parameters, normalise
+from models.dieface.export import export_onnx
+from models.dieface.net import DieFaceNet, normalise
 from models.dieface.train import (
     UNKNOWN,
+    WARM_UP,
     TrainConfig,
     augment,
+    batch_loss,
     fit,
     head_losses,
-    latest_checkpoint,
     load_model,
     rune55_set,
     share_repeats,
-    train_step,
 )
+from models.training.card import count_parameters
+from models.training.checkpoints import latest_checkpoint
+from models.training.loop import take_step
+from models.training.onnx_export import max_difference
+
+
+def max_logit_difference(model: torch.nn.Module, path: Path, inputs: torch.Tensor) -> float:
+    """The chain's torch vs onnxruntime check over the die-face heads."""
+    return max_difference(model, path, {spec.INPUT_NAME: inputs}, spec.HEADS)
 
 
 @pytest.fixture(scope="module")
@@ -103,9 +112,9 @@ def test_one_training_step_on_synthetic_and_real_crops_lowers_the_loss(
     images = torch.as_tensor(crops.images)
     labels = {k: torch.as_tensor(v) for k, v in crops.labels.items()}
     before = [p.detach().clone() for p in model.parameters()]
+    generator = torch.Generator().manual_seed(0)
     losses = [
-        train_step(model, optimiser, images, labels, torch.Generator().manual_seed(0), cfg)
-        for _ in range(5)
+        take_step(optimiser, batch_loss(model, images, labels, generator, cfg)) for _ in range(5)
     ]
     assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
     assert losses[-1] < losses[0]
@@ -410,20 +419,19 @@ def test_cli_fine_tunes_from_a_corrections_folder(
 def test_the_budget_ends_a_run_by_steps_or_by_time() -> None:
     import time
 
-    from models.dieface.train import Budget, _schedule
+    from models.training.schedule import Budget
 
     steps = Budget(100)
     assert steps.progress(50) == 0.5 and not steps.spent()
-    factor = _schedule(steps)
-    assert factor(0) < factor(10)  # warming up
-    assert factor(50) == pytest.approx(
+    assert WARM_UP.factor(steps, 0) < WARM_UP.factor(steps, 10)  # warming up
+    assert WARM_UP.factor(steps, 50) == pytest.approx(
         0.5 * (1 + math.cos(math.pi * (0.5 - 1 / 33) / (1 - 1 / 33)))
     )
-    assert factor(100) == pytest.approx(0.0)
+    assert WARM_UP.factor(steps, 100) == pytest.approx(0.0)
     clock = Budget(100, minutes=0.001)  # 60 ms
     time.sleep(0.07)
     assert clock.spent() and clock.progress(1) == 1.0
-    assert _schedule(clock)(1) == pytest.approx(0.0)  # the time is up: no more learning
+    assert WARM_UP.factor(clock, 1) == pytest.approx(0.0)  # the time is up: no more learning
 
 
 def test_rendered_dice_make_about_a_quarter_of_an_epoch() -> None:
