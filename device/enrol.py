@@ -17,7 +17,7 @@ import numpy as np
 from models.common.datasets import Dataset
 from models.common.matching import match
 from vision.calibration import Calibration
-from vision.enrolment import TURNS, Enrolment, digest, enrol, turned
+from vision.enrolment import TURNS, Enrolment, enrol, turned
 from vision.faces import FaceReader
 from vision.perspective import top_face_box
 from vision.recognise import DiceFinder, find_dice, value_of
@@ -91,7 +91,7 @@ def enrol_crops(
         np.tile(labelled.values, TURNS),
         classes,
         reader.card.version,
-        digest(reader.path),
+        reader.digest,
         labelled.photos,
         previous=previous,
     )

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.enrolment import TURNS, BadEnrolmentError, digest, enrol, load, save, turned
+from vision.enrolment import TURNS, BadEnrolmentError, enrol, load, save, turned
 from vision.faces import FaceReader
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ class PlayLearner:
             np.tile(values, TURNS),
             [int(c) for c in reader.classes("value")],
             reader.card.version,
-            digest(reader.path),
+            reader.digest,
             photos=0,
             weights=np.tile(weights, TURNS),
             previous=previous,

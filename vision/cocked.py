@@ -27,14 +27,13 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.errors import BadModelError
-from vision.faces import MODELS, onnx_session, softmax
-from vision.files import load_card
+from vision.faces import softmax
+from vision.model import CROP_SCALE as CROP_SCALE  # the crop of the training (models/cocked)
+from vision.model import MODELS, CropCard, Fields, OnnxModel, Shape, SquareCrops
 from vision.perspective import slant
 from vision.reading import Box
 
 DEFAULT_COCKED_MODEL = MODELS / "cocked.onnx"
-CROP_SCALE = 1.20  # a square of the longer box side x this, as the die-face model's crop
 
 
 def upright_crop(frame: np.ndarray, box: Sequence[float], size: int, scale: float) -> np.ndarray:
@@ -62,62 +61,51 @@ def upright_crop(frame: np.ndarray, box: Sequence[float], size: int, scale: floa
     )
 
 
-@dataclass(frozen=True)
-class CockedCard:
-    """What the runtime needs from ``cocked.json``."""
+@dataclass(frozen=True, kw_only=True)
+class CockedCrops(SquareCrops):
+    """The crops of ``cocked.json``, which may be cut larger than the model reads them."""
 
-    version: str
-    size: int
-    mean: float
-    std: float
-    crop_scale: float
-    cut: int  # the side a crop is cut at, then averaged down to ``size`` (--input-size)
+    cut_size: int | None = None  # the side a crop is cut at, then averaged down to the input's
 
     @classmethod
-    def load(cls, path: Path) -> CockedCard:
-        """The card at ``path``; BadModelError when missing, not JSON or incomplete."""
-        data: Any = load_card(path)
-        try:
-            spec = data["input"]
-            _, channels, height, width = spec["shape"]
-            norm = spec["normalisation"]
-            card = cls(
-                version=str(data.get("version", "?")),
-                size=int(height),
-                mean=float(norm["mean"]),
-                std=float(norm["std"]),
-                crop_scale=float(spec.get("crop_scale", CROP_SCALE)),
-                cut=int(spec.get("cut_size", height)),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BadModelError(f"{path}: not a usable model card ({exc!r})") from None
-        if int(channels) != 3 or card.size != int(width) or card.size < 8 or card.std <= 0:
-            raise BadModelError(f"{path}: input must be N x 3 x S x S with std > 0")
-        if card.cut < card.size:
-            raise BadModelError(f"{path}: crops cut at {card.cut} px cannot give {card.size}")
-        return card
+    def fields(cls, spec: Fields) -> dict[str, Any]:
+        return super().fields(spec) | {"cut_size": spec.value("cut_size", int, None)}
 
 
-class CockedReader:
-    """The ONNX cocked-die model and its card, loaded once (one thread by default)."""
+@dataclass(frozen=True, kw_only=True)
+class CockedCard(CropCard):
+    """What the runtime needs from ``cocked.json``: BGR crops and the slant of each."""
+
+    crops = CockedCrops
+    input: CockedCrops
+
+    def __post_init__(self) -> None:
+        if self.channels != 3:
+            raise ValueError(f"input.shape: {list(self.input.shape)} is not N x 3 x S x S")
+        if self.cut < self.size:
+            raise ValueError(f"input.cut_size: crops cut at {self.cut} px cannot give {self.size}")
+
+    @property
+    def cut(self) -> int:
+        """The side a crop is cut at (--input-size of the training: at least the input's)."""
+        return self.size if self.input.cut_size is None else self.input.cut_size
+
+    def expected_inputs(self) -> dict[str, Shape | None]:
+        crops, slants = CockedReader.INPUTS
+        return {crops: self.input.shape, slants: ("batch", 1)}
+
+    def expected_outputs(self) -> dict[str, Shape | None]:
+        return {CockedReader.OUTPUT: ("batch", 2)}
+
+
+class CockedReader(OnnxModel[CockedCard]):
+    """The ONNX cocked-die model and its card, loaded once (vision/model.py)."""
 
     INPUTS = ("crops", "slant")
     OUTPUT = "cocked"
 
     def __init__(self, model: str | Path = DEFAULT_COCKED_MODEL, threads: int = 1) -> None:
-        model = Path(model)
-        if not model.is_file():
-            raise BadModelError(f"{model}: model file missing")
-        self.card = CockedCard.load(model.with_suffix(".json"))
-        self.session = onnx_session(model, threads)
-        inputs = {i.name for i in self.session.get_inputs()}
-        outputs = {o.name for o in self.session.get_outputs()}
-        if inputs != set(self.INPUTS) or self.OUTPUT not in outputs:
-            raise BadModelError(
-                f"{model}: expected inputs {list(self.INPUTS)} and output {self.OUTPUT!r}, "
-                f"found {sorted(inputs)} and {sorted(outputs)}"
-            )
-        self.path = model
+        super().__init__(model, CockedCard, threads)
 
     def inputs(
         self, frame: np.ndarray, boxes: Sequence[Box], focal: float
@@ -142,7 +130,7 @@ class CockedReader:
                 [cv2.resize(c, (size, size), interpolation=cv2.INTER_AREA) for c in crops]
             )
         x = crops.astype(np.float32).transpose(0, 3, 1, 2) * np.float32(1 / 255)
-        x = np.ascontiguousarray((x - self.card.mean) / self.card.std, dtype=np.float32)
+        x = np.ascontiguousarray((x - self.card.input.mean) / self.card.input.std, dtype=np.float32)
         feed = {"crops": x, "slant": slants.astype(np.float32).reshape(-1, 1)}
         (logits,) = self.session.run([self.OUTPUT], feed)
         return softmax(np.asarray(logits, np.float64))[:, 1]

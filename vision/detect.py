@@ -11,12 +11,14 @@ numpy, opencv and onnxruntime only: this runs on the Pi.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, ClassVar
 
 import cv2
 import numpy as np
 
-from vision.files import load_card
+from vision.model import MODELS, Fields, ModelCard, OnnxModel, Shape
 
 INPUT_SIZE = 256  # longer side of the letterboxed input
 MULTIPLE = 32  # the input's sides are padded up to a multiple of this (the net's total stride)
@@ -117,13 +119,50 @@ def decode(
 
 
 def default_model() -> Path:
-    return Path(__file__).resolve().parents[1] / "models" / "dicefind.onnx"
+    return MODELS / "dicefind.onnx"
 
 
-class DiceFinder:
+@dataclass(frozen=True, kw_only=True)
+class FinderCard(ModelCard):
+    """What the runtime needs from ``dicefind.json``: the letterbox of its input (see
+    :func:`letterbox`) and how its maps are read into boxes (see :func:`decode`). A detector
+    without a card (a fresh export) runs on the defaults of this module."""
+
+    optional: ClassVar[bool] = True
+
+    input_name: str | None = None
+    input_shape: Shape | None = None
+    long_side: int = INPUT_SIZE
+    multiple: int = MULTIPLE
+    stride: int = STRIDE
+    threshold: float = THRESHOLD
+    box_nms_iou: float = NMS_IOU
+
+    def __post_init__(self) -> None:
+        if min(self.long_side, self.multiple, self.stride) <= 0:
+            raise ValueError("input.long_side, input.multiple and decoding.stride must be > 0")
+
+    @classmethod
+    def fields(cls, card: Fields) -> dict[str, Any]:
+        spec, decoding = card.object("input", {}), card.object("decoding", {})
+        return super().fields(card) | {
+            "input_name": spec.value("name", str, None),
+            "input_shape": spec.shape("shape") if "shape" in spec.data else None,
+            "long_side": spec.value("long_side", int, INPUT_SIZE),
+            "multiple": spec.value("multiple", int, MULTIPLE),
+            "stride": decoding.value("stride", int, STRIDE),
+            "threshold": decoding.value("threshold", float, THRESHOLD),
+            "box_nms_iou": decoding.value("box_nms_iou", float, NMS_IOU),
+        }
+
+    def expected_inputs(self) -> dict[str, Shape | None]:
+        return {} if self.input_name is None else {self.input_name: self.input_shape}
+
+
+class DiceFinder(OnnxModel[FinderCard]):
     """The detector: ``find(frame)`` → ``[(box, score)]``, boxes (x0, y0, x1, y1) in frame
     pixels, best score first. Settings come from the model card beside the ONNX file
-    (``dicefind.json``) when it is there."""
+    (``dicefind.json``) when it is there (vision/model.py loads both)."""
 
     def __init__(
         self,
@@ -131,26 +170,14 @@ class DiceFinder:
         threshold: float | None = None,
         threads: int = 1,
     ) -> None:
-        import onnxruntime as ort
-
-        path = Path(model_path) if model_path is not None else default_model()
-        card_path = path.with_suffix(".json")
-        card = load_card(card_path) if card_path.exists() else {}
-        decoding = card.get("decoding", {})
-        self.input_size = int(card.get("input", {}).get("long_side", INPUT_SIZE))
-        self.multiple = int(card.get("input", {}).get("multiple", MULTIPLE))
-        self.stride = int(decoding.get("stride", STRIDE))
-        self.nms_iou = float(decoding.get("box_nms_iou", NMS_IOU))
-        self.threshold = (
-            float(threshold)
-            if threshold is not None
-            else float(decoding.get("threshold", THRESHOLD))
-        )
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        self.input_name = self.session.get_inputs()[0].name
+        path = model_path if model_path is not None else default_model()
+        super().__init__(path, FinderCard, threads)
+        self.input_size = self.card.long_side
+        self.multiple = self.card.multiple
+        self.stride = self.card.stride
+        self.nms_iou = self.card.box_nms_iou
+        self.threshold = float(threshold) if threshold is not None else self.card.threshold
+        self.input_name = next(iter(self.input_shapes))
 
     def maps(
         self, frame: np.ndarray, long_side: int | None = None

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import hashlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ import numpy as np
 
 from vision.errors import VisionError
 from vision.files import read_json, write_json
+from vision.model import digest
 
 FORMAT = "yamscope-enrolment"
 VERSION = 1
@@ -199,11 +199,6 @@ def _unpack(text: str) -> np.ndarray:
         return np.load(io.BytesIO(base64.b64decode(text, validate=True)), allow_pickle=False)
     except (ValueError, OSError) as exc:
         raise ValueError(f"not a packed array ({exc})") from None
-
-
-def digest(model: Path) -> str:
-    """The SHA-256 of a model file: an enrolment fits that file's features only."""
-    return hashlib.sha256(model.read_bytes()).hexdigest()
 
 
 def save(enrolment: Enrolment, path: str | Path) -> None:

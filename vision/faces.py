@@ -15,17 +15,11 @@ from typing import Any
 
 import cv2
 import numpy as np
-import onnxruntime as ort
 
 from vision.enrolment import BadEnrolmentError, Enrolment
-from vision.errors import BadModelError
-from vision.files import load_card as read_card
+from vision.model import MODELS, CropCard, Fields, OnnxModel, Shape
 
-MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODEL = MODELS / "dieface.onnx"
-# The card's crop: a square of the longer box side x 1.20 centred on the box. A card may say
-# otherwise with a numeric ``input.crop_scale``.
-CROP_SCALE = 1.20
 ATTRIBUTES = ("kind", "value", "colour", "finish", "cocked")
 # A die whose value the model reads less surely than this is read three more ways (turned):
 # more right values for a few ms; the measurements: docs/lab-notes.md#second_look_below
@@ -40,6 +34,16 @@ class Head:
     attribute: str
     classes: tuple[Any, ...]
 
+    @classmethod
+    def parse(cls, head: Fields) -> Head:
+        """One entry of the card's ``heads``; ValueError naming the field that is wrong."""
+        attribute, classes = head.value("attribute", str), head.items("classes")
+        if attribute not in ATTRIBUTES:
+            raise ValueError(f"{head.name('attribute')}: {attribute!r} is not one of {ATTRIBUTES}")
+        if not classes:
+            raise ValueError(f"{head.name('classes')}: empty")
+        return cls(head.value("output", str), attribute, tuple(classes))
+
 
 @dataclass(frozen=True)
 class Guess:
@@ -50,55 +54,27 @@ class Guess:
     probabilities: tuple[float, ...]
 
 
-@dataclass(frozen=True)
-class Card:
-    """What the runtime needs from ``dieface.json``."""
+@dataclass(frozen=True, kw_only=True)
+class FaceCard(CropCard):
+    """What the runtime needs from ``dieface.json``: the crops it takes and its heads."""
 
-    version: str
-    input_name: str
-    channels: int
-    size: int
-    mean: float
-    std: float
-    crop_scale: float
     heads: tuple[Head, ...]
 
+    def __post_init__(self) -> None:
+        if not any(h.attribute == "value" for h in self.heads):
+            raise ValueError("heads: none reads the value")
+
     @classmethod
-    def parse(cls, data: Any, name: str) -> Card:
-        """The card from its JSON; a missing or malformed field raises BadModelError."""
-        try:
-            spec = data["input"]
-            _, channels, height, width = spec["shape"]
-            norm = spec["normalisation"]
-            heads = tuple(
-                Head(str(h["output"]), str(h["attribute"]), tuple(h["classes"]))
-                for h in data["heads"]
-            )
-            card = cls(
-                version=str(data.get("version", "?")),
-                input_name=str(spec["name"]),
-                channels=int(channels),
-                size=int(height),
-                mean=float(norm["mean"]),
-                std=float(norm["std"]),
-                crop_scale=float(spec.get("crop_scale", CROP_SCALE)),
-                heads=heads,
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise BadModelError(f"{name}: not a usable model card ({exc!r})") from None
-        if card.channels not in (1, 3) or card.size != int(width) or card.size < 8:
-            raise BadModelError(f"{name}: input shape {spec['shape']} is not N x 1|3 x S x S")
-        attributes = {h.attribute for h in heads}
-        if "value" not in attributes or attributes - set(ATTRIBUTES) or card.std <= 0:
-            raise BadModelError(
-                f"{name}: heads must read the value and only {', '.join(ATTRIBUTES)}; std > 0"
-            )
-        return card
+    def fields(cls, card: Fields) -> dict[str, Any]:
+        crops = super().fields(card)
+        heads = [Fields(h, f"heads.{i}") for i, h in enumerate(card.items("heads"))]
+        return crops | {"heads": tuple(Head.parse(h) for h in heads)}
 
+    def expected_inputs(self) -> dict[str, Shape | None]:
+        return {self.input.name: self.input.shape}
 
-def load_card(path: Path) -> Card:
-    """The card beside a model file; BadModelError when missing, not JSON or unusable."""
-    return Card.parse(read_card(path), str(path))
+    def expected_outputs(self) -> dict[str, Shape | None]:
+        return {h.output: ("batch", len(h.classes)) for h in self.heads}
 
 
 def crop_square(frame: np.ndarray, box: Sequence[float], size: int, scale: float) -> np.ndarray:
@@ -124,42 +100,16 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return shifted / shifted.sum(axis=1, keepdims=True)
 
 
-def onnx_session(model: Path, threads: int) -> ort.InferenceSession:
-    """An onnxruntime session on the CPU with ``threads`` threads; BadModelError when the
-    file is not a loadable model."""
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    try:
-        return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
-    except Exception as exc:  # onnxruntime raises its own types for corrupt files
-        raise BadModelError(f"{model}: not a loadable ONNX model ({exc})") from None
-
-
 FEATURES = "features"  # the output of the pooled features the heads read (models/dieface/export.py)
 
 
-class FaceReader:
-    """The ONNX die-face model and its card, loaded once (one thread by default: the Pi
-    keeps its other cores for the camera and the web page); with a table's ``enrolment``
-    (vision/enrolment.py) its value head is the table's own."""
+class FaceReader(OnnxModel[FaceCard]):
+    """The ONNX die-face model and its card, loaded once (vision/model.py); with a table's
+    ``enrolment`` (vision/enrolment.py) its value head is the table's own."""
 
     def __init__(self, model: str | Path = DEFAULT_MODEL, threads: int = 1) -> None:
-        model = Path(model)
-        if not model.is_file():
-            raise BadModelError(f"{model}: model file missing")
-        self.card = load_card(model.with_suffix(".json"))
-        self.session = onnx_session(model, threads)
-        outputs = {o.name for o in self.session.get_outputs()}
-        inputs = {i.name for i in self.session.get_inputs()}
-        missing = {h.output for h in self.card.heads} - outputs
-        if missing or self.card.input_name not in inputs:
-            raise BadModelError(
-                f"{model}: card and model disagree (input {self.card.input_name!r}, "
-                f"outputs {sorted(missing)} not in the model)"
-            )
-        self.path = model
-        self.has_features = FEATURES in outputs
+        super().__init__(model, FaceCard, threads)
+        self.has_features = FEATURES in self.output_shapes
         self.enrolment: Enrolment | None = None
 
     def enrol(self, enrolment: Enrolment | None) -> None:
@@ -179,7 +129,7 @@ class FaceReader:
             raise BadEnrolmentError(f"{self.path}: this model gives no features to enrol on")
         value = next(h.output for h in self.card.heads if h.attribute == "value")
         features, logits = self.session.run(
-            [FEATURES, value], {self.card.input_name: self.to_input(crops)}
+            [FEATURES, value], {self.card.input.name: self.to_input(crops)}
         )
         return np.asarray(features, np.float64), np.asarray(logits, np.float64)
 
@@ -209,7 +159,7 @@ class FaceReader:
         """uint8 crops → the normalised float32 N x C x S x S tensor."""
         x = crops.astype(np.float32) * np.float32(1 / 255)
         x = x[:, None] if x.ndim == 3 else x.transpose(0, 3, 1, 2)
-        return np.ascontiguousarray((x - self.card.mean) / self.card.std)
+        return np.ascontiguousarray((x - self.card.input.mean) / self.card.input.std)
 
     def probabilities(self, crops: np.ndarray, own: bool = False) -> list[np.ndarray]:
         """Each head's class probabilities (N, classes) for the crops, in one model run;
@@ -217,7 +167,7 @@ class FaceReader:
         names = [h.output for h in self.card.heads]
         enrolment = None if own else self.enrolment
         fetched = [*names, FEATURES] if enrolment is not None else names
-        results = self.session.run(fetched, {self.card.input_name: self.to_input(crops)})
+        results = self.session.run(fetched, {self.card.input.name: self.to_input(crops)})
         probabilities = [
             softmax(np.asarray(logits, np.float64)) for logits in results[: len(names)]
         ]

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vision.errors import BadModelError, VisionError
+from vision.errors import VisionError
 
 
 def read_json(path: Path, error: type[VisionError], missing: str, unreadable: str) -> Any:
@@ -33,9 +33,3 @@ def write_json(path: Path, data: Any, indent: int | None = None) -> None:
     temporary = path.with_name(path.name + ".tmp")
     temporary.write_text(json.dumps(data, indent=indent) + "\n", encoding="utf-8")
     temporary.replace(path)
-
-
-def load_card(path: Path) -> Any:
-    """A model's card (the JSON beside its ONNX file); BadModelError when missing or not
-    JSON. Each model's reader takes what it needs from it."""
-    return read_json(path, BadModelError, "model card missing", "model card unreadable")

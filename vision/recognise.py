@@ -28,7 +28,6 @@ from vision.calibration import Calibration
 from vision.cocked import DEFAULT_COCKED_MODEL, CockedReader
 from vision.colour import look
 from vision.detect import Box, DiceFinder
-from vision.detect import default_model as default_finder_model
 from vision.empty_tray import LIGHT_RANGE, View
 from vision.enrolment import Enrolment
 from vision.errors import BadModelError
@@ -69,22 +68,10 @@ def default_leaning() -> CockedReader:
     return CockedReader()
 
 
-def load_finder(model: str | Path | None = None, threads: int = 1) -> DiceFinder:
-    """The dice detector; BadModelError when its file is missing, corrupt or its card
-    unreadable."""
-    path = Path(model) if model is not None else default_finder_model()
-    if not path.is_file():
-        raise BadModelError(f"{path}: detector model file missing")
-    try:
-        return DiceFinder(path, threads=threads)
-    except Exception as exc:  # onnxruntime raises its own types; a bad card raises others
-        raise BadModelError(f"{path}: not a loadable detector model ({exc})") from None
-
-
 @lru_cache(maxsize=2)
 def default_finder() -> DiceFinder:
     """The shipped detector, loaded once per process."""
-    return load_finder()
+    return DiceFinder()
 
 
 def detector_side(tray: Calibration) -> int:
@@ -362,7 +349,7 @@ class Recogniser:
     ) -> None:
         self.reader = FaceReader(model, threads=threads)
         self.reader.enrol(enrolment)
-        self.finder = load_finder(finder_model, threads=threads)
+        self.finder = DiceFinder(finder_model, threads=threads)
         self.leaning = CockedReader(cocked_model, threads=threads)
         self.calibration = calibration
         self.coloured = coloured

@@ -19,9 +19,9 @@ from device.store import Store
 from device.table import TableSession
 from device.tray import TrayWatcher
 from scoring.entries import RulesError
+from vision.detect import DiceFinder
 from vision.faces import FaceReader
 from vision.reading import ReadDie, Reading
-from vision.recognise import load_finder
 
 
 class TruthReader:
@@ -41,7 +41,7 @@ class TruthReader:
         self.calibration = None
         self.distrust: str | None = None  # as Recogniser.check_model leaves it
         self.reader = FaceReader()  # the crops for corrections are cut by the model's rule
-        self.finder = load_finder()  # calibrating says what the real detector sees
+        self.finder = DiceFinder()  # calibrating says what the real detector sees
 
     def look_at_empty(self, frame: np.ndarray) -> tuple[str, ...] | None:
         """What the recogniser says of the tray at rest (Recogniser.look_at_empty)."""

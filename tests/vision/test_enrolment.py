@@ -15,7 +15,6 @@ from vision.enrolment import (
     BadEnrolmentError,
     Enrolment,
     Head,
-    digest,
     enrol,
     fit_head,
     head_of,
@@ -73,7 +72,7 @@ def fitted(reader: FaceReader) -> Enrolment:
     features, logits = reader.features(turned(crops))
     values = np.tile(np.array([1, 2, 3, 4, 5, 6]), 4)
     classes = [int(c) for c in reader.classes("value")]
-    return enrol(features, logits, values, classes, "test", digest(reader.path), photos=1)
+    return enrol(features, logits, values, classes, "test", reader.digest, photos=1)
 
 
 def test_an_enrolment_is_written_and_read_back_for_its_model(

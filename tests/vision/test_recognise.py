@@ -10,9 +10,10 @@ import pytest
 from drawn_dice import draw_die, felt, iou
 
 from vision.calibration import calibrate
+from vision.detect import DiceFinder
 from vision.errors import BadModelError
 from vision.reading import FLAGS
-from vision.recognise import Recogniser, classical_kind, default_finder, load_finder, recognise
+from vision.recognise import Recogniser, classical_kind, default_finder, recognise
 from vision.segment import from_boxes
 
 # Measured on every 40th photo of the Rune55 test split (15 photos, 46 dice) without a
@@ -159,10 +160,10 @@ def test_without_a_calibration_the_detector_finds_the_dice(rune55: Path) -> None
 def test_a_corrupt_or_missing_detector_is_a_bad_model(tmp_path: Path) -> None:
     corrupt = tmp_path / "dicefind.onnx"
     corrupt.write_bytes(b"not an onnx model")
-    with pytest.raises(BadModelError, match="not a loadable detector model"):
+    with pytest.raises(BadModelError, match="not a loadable ONNX model"):
         Recogniser(finder_model=corrupt)
-    with pytest.raises(BadModelError, match="missing"):
-        load_finder(tmp_path / "absent.onnx")
+    with pytest.raises(BadModelError, match="model file missing"):
+        DiceFinder(tmp_path / "absent.onnx")
 
 
 def test_the_detector_sees_a_calibrated_tray_with_dice_of_a_size_it_knows() -> None:
