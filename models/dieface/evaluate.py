@@ -24,17 +24,16 @@ import onnxruntime as ort
 from models.common import photos
 from models.dieface import spec, synth_crops
 from models.dieface.synth_crops import CropSet
+from vision.model import open_session
 
 MODEL_PATH = Path(__file__).resolve().parents[1] / "dieface.onnx"
 SYNTHETIC_SCENES = 600  # held-out scenes scored by default (about 4,000 crops)
 
 
 def session(path: Path = MODEL_PATH, threads: int = 1) -> ort.InferenceSession:
-    """An onnxruntime CPU session with ``threads`` threads (1: as one core of the Pi would)."""
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    """The die-face model's onnxruntime session, opened as the appliance opens it (1 thread:
+    one core of the Pi)."""
+    return open_session(path, threads)
 
 
 def to_input(images: np.ndarray) -> np.ndarray:
