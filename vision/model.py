@@ -210,6 +210,8 @@ def open_session(model: Path, threads: int) -> ort.InferenceSession:
     options = ort.SessionOptions()
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
+    # the arena keeps each batch size's buffers for good: 10 MB of a Pi's memory for no speed
+    options.enable_cpu_mem_arena = False
     try:
         return ort.InferenceSession(str(model), options, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own types for corrupt files

@@ -78,7 +78,7 @@ def wall_rects(tray: Tray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 @lru_cache(maxsize=2)  # ~30 MB each at 1280x960; a table keeps one tray
 def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
-    """(background BGR float32 0..1, light gain (H, W, 3) float32) of the tray; cached.
+    """(background BGR float32 0..1, light gain (H/8, W/8, 3) float32) of the tray; cached.
 
     Long: each layer of the felt drawn in turn, on the one random stream the scene's seed
     fixes (reordering it would change every scene)."""
@@ -175,9 +175,7 @@ def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
     if hg:
         gain = gain + hg * np.exp(-((uu + 0.5 - hx) ** 2 + (vv + 0.5 - hy) ** 2) / (2 * hr * hr))
     gain = np.clip(gain * tray.exposure, 0.05, None).astype(np.float32)
-    small = gain[..., None] * np.array(tray.white_balance, np.float32)
-    gain3 = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-    return bg, gain3
+    return bg, gain[..., None] * np.array(tray.white_balance, np.float32)
 
 
 def base(tray: Tray) -> np.ndarray:
@@ -188,8 +186,8 @@ def base(tray: Tray) -> np.ndarray:
 def finish(tray: Tray, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Light, glare, blur, noise and JPEG: the float scene as the camera delivers it (uint8).
     ``img`` is used up."""
-    gain = _static(tray)[1]
-    img *= gain
+    # the light is smooth: kept at an eighth of the size, spread out when used (14 MB less)
+    img *= cv2.resize(_static(tray)[1], tray.size, interpolation=cv2.INTER_LINEAR)
     img *= np.float32(255.0 * (1.0 + 0.02 * rng.standard_normal()))  # auto-exposure wobble
     if tray.glare > 0:  # veiling glare: stray light lifts the blacks and flattens contrast
         veil = np.float32(tray.glare * 0.25)
