@@ -24,6 +24,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from device import memory
 from device.camera import CameraRunner, Frame
 from device.storage import StoreError
 from scoring.computer import IMPOSSIBLE_SET
@@ -272,7 +273,7 @@ class TrayWatcher:
         game = self.session.game
         if tray is None or game is None:
             return None
-        from models.synth import DieSpec, place, render
+        from models.synth import DieSpec, forget, place, render
 
         specs = [
             DieSpec(
@@ -285,6 +286,7 @@ class TrayWatcher:
         ]
         rng = np.random.default_rng()
         image = render(tray, specs, place(rng, specs, tray), rng).image
+        forget()
         return _jpeg(_fit(image, 960), 75)
 
     # -- the thread -----------------------------------------------------------------------
@@ -292,13 +294,15 @@ class TrayWatcher:
         while not self._stop.is_set():
             try:
                 frame = self.runner.latest.get(timeout=0.5)
-                if frame is not None:
-                    self._step(frame)
+                read = frame is not None and self._step(frame)
                 self._publish_status()
+                if read:
+                    memory.trim()  # the throw's drawing and reading freed tens of MB
             except Exception:  # the watcher outlives any one bad frame
                 log.exception("tray watcher: frame skipped")
 
-    def _step(self, frame: Frame) -> None:
+    def _step(self, frame: Frame) -> bool:
+        """One frame through the settle detector; True when the dice came to rest in it."""
         with self._lock:
             self._frame = frame
         was = self.detector.state
@@ -322,6 +326,7 @@ class TrayWatcher:
         if settled is None and self.detector.state == "idle":
             self._look_at_empty(frame)
         self._encode_live(frame)
+        return settled is not None
 
     def _read(self, frame: Frame) -> None:
         self._fit_to_game()

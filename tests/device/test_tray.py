@@ -147,7 +147,8 @@ def test_a_reading_with_a_die_missing_is_reported_not_recorded(table) -> None:  
     session.simulated_throw()
     wait_for(lambda: watcher.status()["message"], "the message")
     assert "4 dice read on the tray, 5 expected" in watcher.status()["message"]
-    assert session.state()["camera"]["message"] == watcher.status()["message"]
+    said = watcher.status()["message"]
+    wait_for(lambda: session.state()["camera"]["message"] == said, "the page to be told")
     assert session.game.throw_no == 0
     assert session.store.throws(session.game_id) == []
 
