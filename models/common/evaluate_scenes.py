@@ -213,14 +213,18 @@ class Tally:
     def _count_large(
         self, truth: Sequence[TrueDie], read: Sequence[ReadDie], pairs: list[tuple[int, int]]
     ) -> None:
-        """Precision and recall over the dice of ``LARGE_PX`` and more: a matched box counts
-        by its label's size, an extra one by its own."""
+        """Precision, recall and values over the dice of ``LARGE_PX`` and more: a matched
+        box counts by its label's size, an extra one by its own."""
         size_of = {j: long_side(truth[i].box) for i, j in pairs}
         self.large["labelled"] += sum(long_side(t.box) >= LARGE_PX for t in truth)
-        self.large["matched"] += sum(long_side(truth[i].box) >= LARGE_PX for i, _ in pairs)
+        self.large["matched"] += sum(size_of[j] >= LARGE_PX for _, j in pairs)
         self.large["read"] += sum(
             size_of.get(j, long_side(d.box)) >= LARGE_PX for j, d in enumerate(read)
         )
+        valued = [(truth[i], read[j]) for i, j in pairs if size_of[j] >= LARGE_PX]
+        valued = [(t, d) for t, d in valued if "value" in scored(t)]
+        self.large["value_scored"] += len(valued)
+        self.large["value_right"] += sum(t.value == d.value for t, d in valued)
 
     def _compare(self, truth: TrueDie, read: ReadDie) -> bool:
         """Score a matched die's attributes; True when every scored one is right."""
@@ -300,6 +304,7 @@ class Tally:
                     "right": self.right[a],
                     "scored": self.compared[a],
                 }
+                | (self._large_values() if a == "value" else {})
                 for a in ATTRIBUTES
                 if self.compared[a]
             },
@@ -313,6 +318,7 @@ class Tally:
                 "deserved": self.deserved_flags,
                 "precision": ratio(self.deserved_flags, self.flagged),
                 "silent_errors": self.silent_errors,
+                "silent_share_of_found": ratio(self.silent_errors, self.matched),
                 "silent_by_cause": {c: self.silent_causes[c] for c in SILENT_CAUSES},
                 "by_flag": dict(self.by_flag),
             },
@@ -328,6 +334,18 @@ class Tally:
                 "p95": round(float(np.percentile(ms, 95)), 2),
                 "max": round(float(ms.max()), 2),
             },
+        }
+
+    def _large_values(self) -> dict[str, Any]:
+        """The values read right on the matched dice of ``LARGE_PX`` and more."""
+        right, scored_ = self.large["value_right"], self.large["value_scored"]
+        return {
+            "large": {
+                "min_px": LARGE_PX,
+                "right": right,
+                "scored": scored_,
+                "accuracy": ratio(right, scored_),
+            }
         }
 
     def confusions(self) -> dict[str, tuple[np.ndarray, tuple[Any, ...]]]:

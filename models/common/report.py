@@ -83,9 +83,16 @@ def report_lines(result: dict[str, Any]) -> list[str]:
     ]
     for attribute, score in result["attributes"].items():
         dice = "flat dice" if attribute == "value" and cocked["labelled"] else "dice"
+        large = score.get("large")
+        at_size = (
+            f"; dice of {large['min_px']} px and more: {_pct(large['accuracy'])} "
+            f"({large['right']} of {large['scored']})"
+            if large
+            else ""
+        )
         lines.append(
             f"{attribute:<12} {_pct(score['accuracy'])}  "
-            f"({score['right']} of {score['scored']} matched {dice})"
+            f"({score['right']} of {score['scored']} matched {dice}{at_size})"
         )
     for name, look in result["by_look"].items():
         lines.append(
@@ -98,7 +105,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         f"{result['photos']})",
         f"flags        {flags['flagged']} of {det['read']} read dice flagged "
         f"({_pct(flags['share_of_read'])}; {by_flag}); {flags['deserved']} deserved "
-        f"(precision {_pct(flags['precision'])}); {flags['silent_errors']} silent errors",
+        f"(precision {_pct(flags['precision'])}); {flags['silent_errors']} silent errors "
+        f"({_pct(flags['silent_share_of_found'])} of the dice found)",
         silent_line(flags),
         f"cocked       {cocked['labelled']} labelled, {cocked['found']} found, "
         f"{cocked['flagged']} flagged ({cocked['flagged_cocked']} as cocked)",

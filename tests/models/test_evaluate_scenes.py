@@ -117,7 +117,8 @@ def test_attributes_flags_and_cocked_dice_are_scored_apart() -> None:
     )
     summary = tally.summary()
     attributes = summary["attributes"]
-    assert attributes["value"] == {"accuracy": 0.75, "right": 3, "scored": 4}
+    value = {k: v for k, v in attributes["value"].items() if k != "large"}
+    assert value == {"accuracy": 0.75, "right": 3, "scored": 4}
     assert attributes["finish"] == {"accuracy": 0.8333, "right": 5, "scored": 6}
     assert attributes["colour"]["accuracy"] == attributes["kind"]["accuracy"] == 1.0
     assert summary["entirely_right"] == {"photos": 1, "share": 0.25}
@@ -189,6 +190,23 @@ def test_dice_of_30_px_and_more_are_scored_apart() -> None:
     large = tally.summary()["detection"]["large"]
     assert (large["labelled"], large["read"], large["matched"]) == (1, 2, 1)
     assert (large["precision"], large["recall"]) == (0.5, 1.0)
+
+
+def test_values_of_dice_of_30_px_and_more_are_scored_apart() -> None:
+    tally = Tally()
+    tally.add(
+        [truth((0, 0, 40, 40), 5), truth((100, 0, 140, 40), 6), truth((200, 0, 220, 20), 2)],
+        reading(
+            read((0, 0, 40, 40), 5),  # large, right
+            read((100, 0, 140, 40), 2),  # large, wrong and not flagged: a silent error
+            read((200, 0, 220, 20), 2),  # small, right: not in the large counts
+        ),
+    )
+    summary = tally.summary()
+    value = summary["attributes"]["value"]
+    assert (value["right"], value["scored"]) == (2, 3)
+    assert value["large"] == {"min_px": 30, "right": 1, "scored": 2, "accuracy": 0.5}
+    assert summary["flags"]["silent_share_of_found"] == pytest.approx(1 / 3, abs=1e-4)
 
 
 def test_a_box_read_on_a_kind_not_played_is_neither_right_nor_extra() -> None:
@@ -349,6 +367,8 @@ def test_evaluate_prints_the_table_and_draws_each_attribute(
         assert row in printed
     assert "precision" in printed and "calibrated on each empty tray" in printed
     assert "computes as where it was exported" in printed  # the shipped model's check crops
+    assert re.search(r"^value .*; dice of 30 px and more: [\d.]+% \(\d+ of \d+\)\)$", printed, re.M)
+    assert re.search(r"\d+ silent errors \([\d.]+% of the dice found\)", printed)
     assert re.search(
         r"^(red|white) (frosted|transparent) +value [\d.]+% of \d+ flat dice", printed, re.M
     )
