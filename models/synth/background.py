@@ -11,6 +11,7 @@ import numpy as np
 from models.synth.core import Tray
 
 _POOL_SIZE = 1 << 22
+NOISE_ROWS = 128  # the sensor noise is added this many rows at a time
 
 
 @lru_cache(maxsize=1)
@@ -158,7 +159,7 @@ def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
     tint = felt * (1.0 + 0.02 * rng.standard_normal(3)).astype(np.float32)
     _fill(bg, (x0, y0, x1, y1), tint)
     tex[y0:y1, x0:x1] = mottle
-    cv2.multiply(bg, cv2.merge([tex, tex, tex]), dst=bg)
+    bg *= tex[..., None]  # the texture on all three channels, without a 3-channel copy
     for _ in range(int(rng.integers(0, 12))):
         c = (x0 + int(rng.integers(0, fw)), y0 + int(rng.integers(0, fh)))
         col = tuple(float(v) for v in np.clip(tint * rng.uniform(1.3, 2.5), 0, 1))
@@ -202,13 +203,16 @@ def finish(tray: Tray, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         img *= 1 - veil
         img += veil * np.float32(230.0)
     if tray.blur > 0.05:
-        img = cv2.GaussianBlur(img, (0, 0), tray.blur)
-    sigma = img * np.float32(tray.shot)
-    np.maximum(sigma, 0.0, out=sigma)
-    sigma += np.float32(tray.noise**2)
-    np.sqrt(sigma, out=sigma)
-    sigma *= normals(rng, img.shape)
-    img += sigma
+        cv2.GaussianBlur(img, (0, 0), tray.blur, dst=img)
+    noise = normals(rng, img.shape)
+    for rows in range(0, img.shape[0], NOISE_ROWS):  # a band at a time: no second full image
+        part = img[rows : rows + NOISE_ROWS]
+        sigma = part * np.float32(tray.shot)
+        np.maximum(sigma, 0.0, out=sigma)
+        sigma += np.float32(tray.noise**2)
+        np.sqrt(sigma, out=sigma)
+        sigma *= noise[rows : rows + NOISE_ROWS]
+        part += sigma
     np.clip(img, 0, 255, out=img)
     out = img.astype(np.uint8)
     if tray.jpeg:
