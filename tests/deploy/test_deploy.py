@@ -398,3 +398,31 @@ def test_smoke_test_fails_when_nothing_listens(tmp_path: Path) -> None:
     assert r.returncode == 1
     assert any(line.startswith("FAIL  GET /") for line in r.stdout.splitlines()), r.stdout
     assert r.stdout.rstrip().endswith("smoke test: FAILED")
+
+
+# -- soak.py: a long game's memory ----------------------------------------------------------
+
+
+def soak(*args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, str(DEPLOY / "soak.py"), "--yamscope", str(YAMSCOPE)]
+    command += ["--port", str(free_port()), *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=180, check=False)
+
+
+def test_soak_plays_and_reads_the_servers_memory() -> None:
+    done = soak("--minutes", "0.3", "--rules", "yams", "--every", "3")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    rows = [re.match(r"\s*([\d.]+) min\s+([\d.]+) MB resident\s+(\d+) actions", x) for x in lines]
+    rows = [r for r in rows if r]
+    assert len(rows) >= 3
+    assert int(rows[-1].group(3)) > 0  # the player did play
+    assert all(50 < float(r.group(2)) < 2000 for r in rows)  # a server's VmRSS, in MB
+    assert re.search(r"^resident memory over 0.3 min of yams: median \d+ MB, max \d+ MB", lines[-1])
+
+
+def test_soak_with_an_unknown_rulebook_says_so_once() -> None:
+    done = soak("--minutes", "0.3", "--rules", "belote")
+    assert done.returncode == 1
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("soak: the table refused:") and "rules must be one of" in line
