@@ -287,7 +287,10 @@ class TrayWatcher:
         rng = np.random.default_rng()
         image = render(tray, specs, place(rng, specs, tray), rng).image
         forget()
-        return _jpeg(_fit(image, 960), 75)
+        photo = _jpeg(_fit(image, 960), 75)
+        del image
+        memory.trim()  # a computer's turn draws a throw every few seconds: give each back
+        return photo
 
     # -- the thread -----------------------------------------------------------------------
     def _loop(self) -> None:
