@@ -310,7 +310,7 @@ def appliance_lines(run: ApplianceRun) -> Iterator[str]:
     met = "met" if run.rss_mb <= MEMORY_TARGET_MB else "NOT met"
     yield (
         f"  resident memory after the throws: {run.rss_mb:.0f} MB, peak "
-        f"{run.peak_rss_mb:.0f} MB (target <= {MEMORY_TARGET_MB:g} MB: {met}; includes drawing "
-        f"the simulated tray, about 30 MB a real camera does not need, and what ran before "
-        f"in this process)"
+        f"{run.peak_rss_mb:.0f} MB (target <= {MEMORY_TARGET_MB:g} MB: {met}; the peak includes "
+        f"drawing the simulated tray's throws, which a real camera does not need, and what "
+        f"ran before in this process; an hour of play: python deploy/soak.py)"
     )
