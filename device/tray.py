@@ -273,7 +273,7 @@ class TrayWatcher:
         game = self.session.game
         if tray is None or game is None:
             return None
-        from models.synth import DieSpec, forget, place, render
+        from models.synth import DieSpec, place, render
 
         specs = [
             DieSpec(
@@ -286,7 +286,6 @@ class TrayWatcher:
         ]
         rng = np.random.default_rng()
         image = render(tray, specs, place(rng, specs, tray), rng).image
-        forget()
         photo = _jpeg(_fit(image, 960), 75)
         del image
         memory.trim()  # a computer's turn draws a throw every few seconds: give each back

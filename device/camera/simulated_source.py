@@ -22,7 +22,6 @@ from models.synth import (
     Pose,
     Tray,
     empty_tray,
-    forget,
     place,
     random_specs,
     random_tray,
@@ -42,9 +41,7 @@ def calibrate_tray(tray: Tray, rng: np.random.Generator) -> Calibration:
     tray, told its camera's field of view."""
     from vision.calibration import calibrate
 
-    photo = empty_tray(tray, rng)
-    forget()
-    return calibrate(photo, field_of_view=tray.field_of_view)
+    return calibrate(empty_tray(tray, rng), field_of_view=tray.field_of_view)
 
 
 class SimulatedSource:
@@ -133,7 +130,6 @@ class SimulatedSource:
     def open(self) -> None:
         if self._shown is None:
             self._shown = empty_tray(self.tray, self._draw_rng)
-            forget()  # the tray is drawn only during throws: 30 MB less the rest of the time
         self._pacer = Pacer(self.fps, self.realtime)
         self._open = True
 
@@ -151,9 +147,6 @@ class SimulatedSource:
             with self._guard:
                 if self._shots and self._shots[0] is shot:  # a new throw may have come
                     self._shots.pop(0)
-                done = not self._shots
-            if done:
-                forget()
         assert self._shown is not None
         main = self._shown
         if self._lores is None or self._lores[0] is not main:  # a still tray: the same small

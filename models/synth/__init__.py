@@ -7,7 +7,7 @@ shaded per pixel with bevels, specular highlights and a contact shadow, its mark
 its faces; transparent dice show the felt and shadow through them.
 """
 
-from models.synth.background import empty_tray, forget
+from models.synth.background import empty_tray
 from models.synth.core import VERSION, DieSpec, Pose, Scene, SceneDie, Tray
 from models.synth.draw import render
 from models.synth.layout import place, random_scene, random_specs, random_tray
@@ -20,7 +20,6 @@ __all__ = [
     "SceneDie",
     "Tray",
     "empty_tray",
-    "forget",
     "place",
     "random_scene",
     "random_specs",

@@ -179,14 +179,6 @@ def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
     return bg, gain[..., None] * np.array(tray.white_balance, np.float32)
 
 
-def forget() -> None:
-    """Drop the cached background and noise pool (30 MB at 1280x960) until the next drawing
-    makes them again (about 70 ms): for a process that draws now and then and lives for
-    hours, as the simulated tray does."""
-    _static.cache_clear()
-    _pool.cache_clear()
-
-
 def base(tray: Tray) -> np.ndarray:
     """A fresh copy of the unlit background (float32 BGR 0..1)."""
     return _static(tray)[0].copy()
