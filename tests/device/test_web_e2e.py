@@ -36,7 +36,7 @@ FLAGS = (
     "--no-first-run",
     "--disable-dev-shm-usage",
 )
-WAIT_S = 15
+WAIT_S = 30  # a throw on the simulated tray, read on two busy cores (CI), with room
 
 
 def _find(name: str, fallback: str) -> str:
