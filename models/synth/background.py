@@ -10,14 +10,15 @@ import numpy as np
 
 from models.synth.core import Tray
 
-_POOL_SIZE = 1 << 22
-NOISE_ROWS = 128  # the sensor noise is added this many rows at a time
+_POOL_SIZE = 1 << 20
+NOISE_ROWS = 128  # the sensor noise is drawn and added this many rows at a time
 
 
 @lru_cache(maxsize=1)
 def _pool() -> np.ndarray:
-    """A fixed pool of standard normal numbers (16 MB). Drawing fresh normals for every pixel
-    costs more than the whole rest of a scene; a random window into this pool is as good."""
+    """A fixed pool of standard normal numbers (4 MB, kept by a simulated tray for its whole
+    life). Drawing fresh normals for every pixel costs more than the whole rest of a scene;
+    a random window into this pool is as good."""
     return np.random.default_rng(20240607).standard_normal(_POOL_SIZE, dtype=np.float32)
 
 
@@ -77,9 +78,11 @@ def wall_rects(tray: Tray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return felt, inner, outer
 
 
-@lru_cache(maxsize=2)  # ~30 MB each at 1280x960; a table keeps one tray
+@lru_cache(maxsize=2)  # ~8 MB each at 1280x960; a table keeps one tray
 def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
-    """(background BGR float32 0..1, light gain (H/8, W/8, 3) float32) of the tray; cached.
+    """(background BGR float16 0..1, light gain (H/8, W/8, 3) float32) of the tray; cached,
+    the background in half floats (a simulated tray keeps it all evening; 1/2000 is far
+    below a pixel step).
 
     Long: each layer of the felt drawn in turn, on the one random stream the scene's seed
     fixes (reordering it would change every scene)."""
@@ -176,12 +179,12 @@ def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
     if hg:
         gain = gain + hg * np.exp(-((uu + 0.5 - hx) ** 2 + (vv + 0.5 - hy) ** 2) / (2 * hr * hr))
     gain = np.clip(gain * tray.exposure, 0.05, None).astype(np.float32)
-    return bg, gain[..., None] * np.array(tray.white_balance, np.float32)
+    return bg.astype(np.float16), gain[..., None] * np.array(tray.white_balance, np.float32)
 
 
 def base(tray: Tray) -> np.ndarray:
     """A fresh copy of the unlit background (float32 BGR 0..1)."""
-    return _static(tray)[0].copy()
+    return _static(tray)[0].astype(np.float32)
 
 
 def finish(tray: Tray, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -196,14 +199,13 @@ def finish(tray: Tray, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         img += veil * np.float32(230.0)
     if tray.blur > 0.05:
         cv2.GaussianBlur(img, (0, 0), tray.blur, dst=img)
-    noise = normals(rng, img.shape)
     for rows in range(0, img.shape[0], NOISE_ROWS):  # a band at a time: no second full image
         part = img[rows : rows + NOISE_ROWS]
         sigma = part * np.float32(tray.shot)
         np.maximum(sigma, 0.0, out=sigma)
         sigma += np.float32(tray.noise**2)
         np.sqrt(sigma, out=sigma)
-        sigma *= noise[rows : rows + NOISE_ROWS]
+        sigma *= normals(rng, part.shape)
         part += sigma
     np.clip(img, 0, 255, out=img)
     out = img.astype(np.uint8)

@@ -9,7 +9,7 @@ from typing import Literal
 import numpy as np
 
 #: Bumped whenever the pictures drawn for a given seed change; written into datasets.
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 
 Kind = Literal["d6", "d10"]
 Colour = Literal["red", "white"]
