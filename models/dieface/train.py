@@ -29,6 +29,7 @@ from models.common.norms import restore_norms
 from models.dieface import distil, spec, synth_crops
 from models.dieface.augment import augment
 from models.dieface.net import DieFaceNet, normalise, to_bgr
+from models.dieface.pretrained import Lite0FaceNet, is_lite0
 from models.dieface.scene_crops import describe_folders, folders_crops
 from models.dieface.spec import MEAN, STD
 from models.dieface.synth_crops import CropSet
@@ -74,6 +75,9 @@ class TrainConfig:
     # starts from its strongest filters, and learns its probabilities beside the labels
     teacher: str = ""
     temperature: float = 2.0  # the softening of the teacher's and the student's logits
+    # "small": net.DieFaceNet from scratch; "lite0": pretrained.Lite0FaceNet, ImageNet start
+    backbone: str = "small"
+    frozen: int = 8  # lite0: its first layers that keep their ImageNet weights (stride 8)
 
 
 def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
@@ -168,11 +172,15 @@ def _from_grey(state: dict[str, torch.Tensor], model: DieFaceNet) -> dict[str, t
     return {k: state.get(k, v) for k, v in fresh.items()}
 
 
-def load_model(path: Path) -> DieFaceNet:
-    """A DieFaceNet with the weights of ``best.pt`` or an epoch checkpoint, in eval mode,
-    its widths those of the weights; a 1.x checkpoint (grey, six values) is carried over by
-    :func:`_from_grey`."""
+def load_model(path: Path) -> nn.Module:
+    """The die-face net with the weights of ``best.pt`` or an epoch checkpoint, in eval mode:
+    a Lite0FaceNet for its weights, else a DieFaceNet of the weights' widths; a 1.x checkpoint
+    (grey, six values) is carried over by :func:`_from_grey`."""
     state = torch.load(path, map_location="cpu", weights_only=False)
+    if is_lite0(state["model"]):
+        model = Lite0FaceNet(pretrained=False)
+        model.load_state_dict(state["model"])
+        return model.eval()
     model = DieFaceNet(DieFaceNet.widths_of(state["model"]))
     model.load_state_dict(_from_grey(state["model"], model))
     return model.eval()
@@ -247,18 +255,26 @@ def initial_model(
     train: CropSet, cfg: TrainConfig, weights: Path | None, teacher: nn.Module | None
 ) -> nn.Module:
     """The net a run starts from: ``weights`` (a checkpoint, or an exported model whose
-    checkpoint is gone, its norms restored on the train crops), else the teacher slimmed to
-    ``cfg.widths``, else a fresh net."""
+    checkpoint is gone, its norms restored on the train crops), else Lite0's ImageNet weights
+    (``cfg.backbone``), else the teacher slimmed to ``cfg.widths``, else a fresh net. A Lite0
+    net's first ``cfg.frozen`` layers are not trained: generic strokes, and half the time."""
     if weights is not None and weights.suffix == ".onnx":
         model = distil.from_onnx(weights)
         sample = torch.randperm(len(train), generator=torch.Generator().manual_seed(cfg.seed))
         restore_norms(model, [normalise(train.images[i.numpy()]) for i in sample[:1024].split(256)])
         return model
     if weights is not None:
-        return load_model(weights)
-    if teacher is not None:
+        model = load_model(weights)
+    elif cfg.backbone == "lite0":
+        model = Lite0FaceNet(pretrained=True)
+    elif teacher is not None:
         return distil.slimmed(teacher, cfg.widths)
-    return DieFaceNet(cfg.widths)
+    else:
+        return DieFaceNet(cfg.widths)
+    if isinstance(model, Lite0FaceNet):
+        for layer in model.trunk[: cfg.frozen]:
+            layer.requires_grad_(False)
+    return model
 
 
 def fit(

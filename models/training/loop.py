@@ -114,7 +114,11 @@ def train(
     Long: the loop, its checkpoints and its picking of the epoch in one piece."""
     out.mkdir(parents=True, exist_ok=True)
     model, pick = task.model, task.pick
-    optimiser = torch.optim.AdamW(model.parameters(), lr=plan.lr, weight_decay=plan.weight_decay)
+    optimiser = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad],
+        lr=plan.lr,
+        weight_decay=plan.weight_decay,
+    )
     budget = Budget(task.steps_per_epoch * plan.epochs, plan.minutes)
     history: list[dict[str, Any]] = []
     best: dict[str, Any] = {"epoch": 0, pick.name: pick.worst}

