@@ -27,9 +27,9 @@ from models.common import photos
 from models.dieface import evaluate, spec, synth_crops
 from models.dieface.int8 import dequantise, int8_verdict, quantise
 from models.dieface.net import normalise, to_bgr
+from models.dieface.pretrained import BLOCKS, NECK
 from models.dieface.sample import balanced_sample
 from models.dieface.scene_crops import describe_folders
-from models.dieface.pretrained import BLOCKS, NECK
 from models.dieface.train import load_model
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
 from models.training import onnx_export
