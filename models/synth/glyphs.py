@@ -86,9 +86,10 @@ def font_count() -> int:
 
 
 def _numeral(mark: str, font: int) -> np.ndarray:
-    typefaces = numerals.tiles()
-    if font >= len(FONTS) and len(typefaces):
-        return typefaces[(font - len(FONTS)) % len(typefaces), int(mark)]
+    if font >= len(FONTS):  # loaded only then: a simulated tray never needs their 5 MB
+        typefaces = numerals.tiles()
+        if len(typefaces):
+            return typefaces[(font - len(FONTS)) % len(typefaces), int(mark)]
     aspect, weight, serif = FONTS[font % len(FONTS)]
     big = TILE * 4
     h = 0.56 * big
