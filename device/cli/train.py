@@ -159,6 +159,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--colour-repeats is a count, 0 or more; not {args.colour_repeats}")
     cfg.colour_repeats = args.colour_repeats
     cfg.backbone = args.backbone
+    if args.backbone == "lite0" and (args.widths is not None or args.teacher):
+        raise UsageError("--backbone lite0 has its own widths and start: no --widths or --teacher")
     if args.teacher:
         from models.dieface.distil import from_onnx
 

@@ -321,6 +321,17 @@ def test_cli_train_fine_tunes_lite0_from_imagenet_keeping_its_first_layers(
     assert summary["config"]["backbone"] == "lite0"
 
 
+def test_cli_train_refuses_widths_or_a_teacher_for_lite0(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["train", "--out", str(tmp_path / "run"), "--quiet", "--backbone", "lite0"]
+    assert cli([*args, "--widths", "8", "16", "32", "64"]) == 2
+    assert "--backbone lite0" in capsys.readouterr().err
+    assert cli([*args, "--teacher", "models/dieface.onnx"]) == 2
+    assert "--backbone lite0" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+
+
 def test_a_lite0_net_exports_with_its_heads_and_features(tmp_path: Path) -> None:
     torch.manual_seed(0)
     model = Lite0FaceNet(pretrained=False).eval()
