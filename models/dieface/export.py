@@ -161,7 +161,7 @@ def _backbone(cfg: dict[str, Any]) -> str:
             f"(models/dieface/pretrained.py); its first {cfg.get('frozen', 0)} layers keep "
             "their ImageNet weights"
         )
-    return "six 3x3 convs, a linear layer per head (models/dieface/net.py), from scratch"
+    return "six 3x3 convs, a linear layer per head (models/dieface/net.py)"
 
 
 LITE0_CREDIT = {
@@ -172,7 +172,7 @@ LITE0_CREDIT = {
     "used": "the trunk's starting weights; its first layers kept as they are",
 }
 ROBOFLOW_CREDIT = {
-    "name": "roboflow-dice-d6 (colour d6 of a board game, 239 photos, YOLO boxes)",
+    "name": "roboflow-dice-d6 (colour photos of d6 with pips, 239 photos, YOLO boxes)",
     "credit": '"Dice" v3 public dataset exported from Roboflow Universe, via '
     "github.com/Epanemu/GameDiceRecognition (folder Dice-3)",
     "licence": "CC BY 4.0",

@@ -189,9 +189,9 @@ def base(tray: Tray) -> np.ndarray:
 
 
 def _light_rows(small: np.ndarray, size: tuple[int, int]) -> Callable[[int, int], np.ndarray]:
-    """The light kept at an eighth of the size (14 MB less), spread out a band of rows at a
-    time: widened once, then each band's rows blended between the two nearest of its rows,
-    as a bilinear resize would."""
+    """The light, kept at an eighth of the size because it is smooth, spread out a band of
+    rows at a time: widened once, then each band's rows blended between the two nearest of
+    its rows, as a bilinear resize would."""
     w, h = size
     wide = cv2.resize(small, (w, small.shape[0]), interpolation=cv2.INTER_LINEAR)
     step = small.shape[0] / h

@@ -321,6 +321,21 @@ def test_cli_train_fine_tunes_lite0_from_imagenet_keeping_its_first_layers(
     assert summary["config"]["backbone"] == "lite0"
 
 
+def test_the_card_of_a_lite0_run_names_its_trunk_and_credits_imagenet(tmp_path: Path) -> None:
+    cfg = TrainConfig(backbone="lite0", colour_repeats=6).__dict__
+    summary = {"config": cfg, "best": {"epoch": 2, "score": 0.9}, "train_seconds": 60}
+    (tmp_path / "summary.json").write_text(json.dumps(summary), encoding="utf-8")
+    training = export._summary_training(tmp_path / "best.pt")
+    assert "EfficientNet-Lite0" in training["backbone"] and training["colour_repeats"] == 6
+    path = tmp_path / "m.onnx"
+    export_onnx(DieFaceNet().eval(), path)  # the file's size and features; any net will do
+    described = export.card(path, 1, {}, {}, training, {})
+    sources = [source["name"] for source in described["training_data"]]
+    assert sources[0] == export.LITE0_CREDIT["name"]
+    assert sources[1] == export.ROBOFLOW_CREDIT["name"]
+    assert "Lite0" not in export._backbone(TrainConfig().__dict__)
+
+
 def test_cli_train_refuses_widths_or_a_teacher_for_lite0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
