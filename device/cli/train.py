@@ -85,6 +85,15 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
         "the narrow camera, whole boxes)",
     )
     trn.add_argument(
+        "--slanted",
+        type=int,
+        default=0,
+        metavar="SCENES",
+        help="also SCENES synthetic scenes seen at a slant, as phone photos are (20-60 degrees "
+        "from straight down, the top face narrow at the top of each die); the photos' crops "
+        "are then turned only a little too (default 0: none)",
+    )
+    trn.add_argument(
         "--rune55-repeats",
         type=int,
         default=1,
@@ -158,6 +167,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.colour_repeats < 0:
         raise UsageError(f"--colour-repeats is a count, 0 or more; not {args.colour_repeats}")
     cfg.colour_repeats = args.colour_repeats
+    if args.slanted < 0:
+        raise UsageError(f"--slanted is a count of scenes, 0 or more; not {args.slanted}")
+    cfg.slanted = args.slanted
     cfg.backbone = args.backbone
     if args.backbone == "lite0" and (args.widths is not None or args.teacher):
         raise UsageError("--backbone lite0 has its own widths and start: no --widths or --teacher")

@@ -17,13 +17,19 @@ _PERMUTATIONS = torch.tensor([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0,
 
 
 def augment(
-    images: torch.Tensor, mirror: torch.Tensor, generator: torch.Generator, cfg: TrainConfig
+    images: torch.Tensor,
+    mirror: torch.Tensor,
+    generator: torch.Generator,
+    cfg: TrainConfig,
+    upright: torch.Tensor | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Geometry and colour changes of a batch: uint8 (N, H, W, 3) BGR → float (N, 3, H, W) in
     [0, 1], and a mask of the crops whose colours were changed (grey or channels swapped).
 
-    ``mirror`` says which crops may be mirrored. The border is reflected so rotated corners
-    look like table rather than black.
+    ``mirror`` says which crops may be mirrored; ``upright`` which are turned by at most
+    ``cfg.upright_turn`` degrees (a photo held upright: its top face is the one at the top),
+    the others by any angle. The border is reflected so rotated corners look like table
+    rather than black.
     """
     n, device = images.shape[0], images.device
     x = images.permute(0, 3, 1, 2).float() / 255.0  # channels-last in memory: faster convs
@@ -38,6 +44,9 @@ def augment(
         return rand(n) < p
 
     angle = uniform(0.0, 2 * math.pi)
+    if upright is not None:
+        lean = math.radians(cfg.upright_turn)
+        angle = torch.where(upright, uniform(-lean, lean), angle)
     scale = uniform(1 - cfg.max_scale, 1 + cfg.max_scale)
     stretch = uniform(1 - cfg.max_stretch, 1 + cfg.max_stretch)
     flip = torch.where(mirror & chance(0.5), -1.0, 1.0)

@@ -24,14 +24,13 @@ from models.dieface import spec
 from models.dieface.synth_crops import CropSet
 
 LABELS = "labels.jsonl"
-UNKNOWN = -1
 
 
 def _index(row: dict[str, Any], head: str) -> int:
-    """The class index of one head's label, UNKNOWN when absent; ValueError when invalid."""
+    """The class index of one head's label, spec.UNKNOWN when absent; ValueError when invalid."""
     label = row.get(head)
     if label is None:
-        return UNKNOWN
+        return spec.UNKNOWN
     if head == "cocked":
         if not isinstance(label, bool):
             raise ValueError(f"cocked is true or false, not {label!r}")

@@ -131,6 +131,8 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "wide_share": cfg.get("wide_share", 0.0),
         "rune55_repeats": cfg.get("rune55_repeats", 1),
         "colour_repeats": cfg.get("colour_repeats", 0),
+        "slanted_scenes": cfg.get("slanted", 0),
+        "upright_turn_degrees": cfg.get("upright_turn", 20.0),
         "backbone": _backbone(cfg),
         # measured where it trained (a GPU run's folders are not here); older runs: here
         "rendered_scenes": summary.get("rendered_scenes")
@@ -177,6 +179,19 @@ ROBOFLOW_CREDIT = {
     "github.com/Epanemu/GameDiceRecognition (folder Dice-3)",
     "licence": "CC BY 4.0",
 }
+
+
+def _slanted(training: dict[str, Any]) -> str:
+    """The card's words for ``yamscope train --slanted``."""
+    scenes = training.get("slanted_scenes", 0)
+    if not scenes:
+        return ""
+    low, high = synth_crops.SLANT
+    return (
+        f"; and {scenes} scenes seen by a camera {low:g}-{high:g} degrees from straight down "
+        "(synth_crops.slanted_crops, cocked unlabelled), they and the photos turned by at "
+        f"most {training.get('upright_turn_degrees', 20.0):g} degrees in training"
+    )
 
 
 def _overhead(wide_share: float) -> str:
@@ -297,6 +312,7 @@ def card(
                     f"±{synth_crops.BOX_SCALE:.0%}, shift ±{synth_crops.BOX_SHIFT:.0%}) before "
                     "the runtime's crop; see models/dieface/synth_crops.py"
                     + _overhead(training.get("wide_share", 0.0))
+                    + _slanted(training)
                 ),
             },
         ],

@@ -27,7 +27,6 @@ from models.dieface import spec
 from models.dieface.synth_crops import CROP_SCALE, CropSet, concat, jitter_box
 from vision.faces import crop_square
 
-UNKNOWN = -1
 VALID_EVERY = 10  # scene i is kept for validation when i % VALID_EVERY == VALID_EVERY - 1
 
 
@@ -37,7 +36,7 @@ def die_row(die: TrueDie) -> tuple[int, ...]:
         raise DatasetError("scene labels need kind, colour and finish for every die")
     return (
         spec.KINDS.index(die.kind),
-        UNKNOWN if die.cocked else die.value - 1,
+        spec.UNKNOWN if die.cocked else die.value - 1,
         spec.COLOURS.index(die.colour),
         spec.FINISHES.index(die.finish),
         int(die.cocked),

@@ -10,6 +10,7 @@ VALUES = tuple(range(1, 11))  # output i of the value head is the value i + 1 (a
 COLOURS = ("red", "white")
 FINISHES = ("frosted", "transparent")
 COCKED = ("no", "yes")
+UNKNOWN = -1  # the class index of a label a crop's source cannot give (no loss, no score)
 # One ONNX output per head, named after the attribute it reads, in this order; the values
 # are the classes of its logits in order.
 HEADS: dict[str, tuple] = {

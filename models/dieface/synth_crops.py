@@ -38,6 +38,7 @@ CROP_SCALE = 1 + 2 * photos.MARGIN
 BOX_SCALE = 0.15  # each box side is scaled by 1 ± this before cutting
 BOX_SHIFT = 0.10  # and the box moved by up to ± this fraction of its longer side
 CHUNK = 50  # scenes per cache file
+SLANT = (20.0, 60.0)  # slanted_crops' camera, degrees from straight down
 CACHE_DIR = photos.CACHE_DIR / "synth-crops"
 DIE_FACE_RECIPE = "v1"  # the cache key of scene_crops' crops
 
@@ -46,17 +47,29 @@ DIE_FACE_RECIPE = "v1"  # the cache key of scene_crops' crops
 class CropSet:
     """BGR crops (N, S, S, 3) uint8 and their labels, one array each: for the die-face
     model, the index of its class in each head's ``spec.HEADS`` classes (kind 0 = d6,
-    value v - 1, colour, finish, cocked)."""
+    value v - 1, colour, finish, cocked). ``upright`` (N,) marks crops of photos held
+    upright, where the top face is the one at the top: training turns them only a little
+    (None: none is)."""
 
     images: np.ndarray
     labels: dict[str, np.ndarray]
+    upright: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.images)
 
     def subset(self, index: np.ndarray) -> CropSet:
         """The crops at ``index`` (indices or a boolean mask)."""
-        return CropSet(self.images[index], {k: v[index] for k, v in self.labels.items()})
+        upright = None if self.upright is None else self.upright[index]
+        return CropSet(self.images[index], {k: v[index] for k, v in self.labels.items()}, upright)
+
+    def held_upright(self) -> CropSet:
+        """The same crops, every one marked upright."""
+        return CropSet(self.images, self.labels, np.ones(len(self), bool))
+
+    def upright_mask(self) -> np.ndarray:
+        """``upright``, all False when None."""
+        return np.zeros(len(self), bool) if self.upright is None else self.upright
 
 
 #: cuts the crops of scene ``index`` of set ``seed`` at ``size`` pixels
@@ -118,6 +131,21 @@ def overhead_crops(
     return _cut(scene, boxes, size)
 
 
+def slanted_crops(seed: int, index: int, size: int = spec.INPUT_SIZE) -> CropSet:
+    """The jittered whole-die crops of scene ``index`` of set ``seed`` seen by a camera held
+    ``SLANT`` degrees from straight down, as phone photos are: the top face is the narrow one
+    at the top of each die, its front face in full view below. Their cocked label is
+    unknown: at a slant every die looks leant."""
+    setup = np.random.default_rng([seed, index, 2])
+    options = scene_options(setup)
+    scene = random_scene(
+        np.random.default_rng([seed, index, 3]), cocked=0.0, slant=SLANT, **options
+    )
+    crops = _cut(scene, [jitter_box(setup, die.box) for die in scene.dice], size)
+    crops.labels["cocked"][:] = spec.UNKNOWN
+    return crops
+
+
 def _cut(scene: Scene, boxes: list[tuple[float, float, float, float]], size: int) -> CropSet:
     """The runtime's crop of each box (one per die of ``scene``) with the die's labels."""
     images = [crop_square(scene.image, box, size, CROP_SCALE) for box in boxes]
@@ -144,9 +172,13 @@ def concat(sets: list[CropSet], size: int = spec.INPUT_SIZE) -> CropSet:
     if not sets:
         empty = np.zeros(0, np.int64)
         return CropSet(np.zeros((0, size, size, 3), np.uint8), {k: empty for k in spec.HEADS})
+    upright = None
+    if any(s.upright is not None for s in sets):
+        upright = np.concatenate([s.upright_mask() for s in sets])
     return CropSet(
         np.concatenate([s.images for s in sets]),
         {k: np.concatenate([s.labels[k] for s in sets]) for k in sets[0].labels},
+        upright,
     )
 
 

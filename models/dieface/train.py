@@ -37,7 +37,6 @@ from models.training import loop
 from models.training.loop import Pick, Plan
 from models.training.schedule import Schedule
 
-UNKNOWN = -1
 SCENE_SHARE = 0.25  # the part of each epoch that rendered scenes' dice make, when given
 
 
@@ -78,11 +77,15 @@ class TrainConfig:
     # "small": net.DieFaceNet from scratch; "lite0": pretrained.Lite0FaceNet, ImageNet start
     backbone: str = "small"
     frozen: int = 8  # lite0: its first layers that keep their ImageNet weights (stride 8)
+    # scenes seen at a slant, as phone photos are (synth_crops.slanted_crops); with them the
+    # photos' crops are kept upright too: both turned by at most upright_turn degrees
+    slanted: int = 0
+    upright_turn: float = 20.0
 
 
 def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
     """Rune55 crops (grey, face index 0..5) as a CropSet: BGR, kind d6, other heads unknown."""
-    unknown = np.full(len(labels), UNKNOWN, np.int64)
+    unknown = np.full(len(labels), spec.UNKNOWN, np.int64)
     heads = {name: unknown for name in spec.HEADS}
     heads |= {"kind": np.zeros(len(labels), np.int64), "value": labels.astype(np.int64)}
     return CropSet(to_bgr(images), heads)
@@ -99,7 +102,7 @@ def head_losses(
     """
     losses = {}
     for name, logits in zip(spec.HEADS, outputs, strict=True):
-        known = labels[name] != UNKNOWN
+        known = labels[name] != spec.UNKNOWN
         if known.any():
             losses[name] = F.cross_entropy(
                 logits[known], labels[name][known], label_smoothing=smoothing
@@ -114,11 +117,12 @@ def batch_loss(
     generator: torch.Generator,
     cfg: TrainConfig,
     teacher: nn.Module | None = None,
+    upright: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """The summed loss of the heads (and of the teacher's probabilities, when one teaches)
-    on an augmented batch."""
-    x, recoloured = augment(images, labels["kind"] == 0, generator, cfg)
-    labels = labels | {"colour": torch.where(recoloured, UNKNOWN, labels["colour"])}
+    on an augmented batch; ``upright`` marks the crops turned only a little."""
+    x, recoloured = augment(images, labels["kind"] == 0, generator, cfg, upright)
+    labels = labels | {"colour": torch.where(recoloured, spec.UNKNOWN, labels["colour"])}
     x = (x - MEAN) / STD
     outputs = model(x)
     losses = head_losses(outputs, labels, cfg.label_smoothing)
@@ -147,7 +151,7 @@ def accuracies(model: nn.Module, crops: CropSet) -> dict[str, float]:
     predicted = predict(model, crops.images)
     result = {}
     for name in spec.HEADS:
-        known = crops.labels[name] != UNKNOWN
+        known = crops.labels[name] != spec.UNKNOWN
         if known.any():
             result[name] = float((predicted[name][known] == crops.labels[name][known]).mean())
     return result
@@ -212,6 +216,9 @@ class DieFaceTask:
         self.labels = {
             k: torch.as_tensor(v, dtype=torch.int64, device=device) for k, v in train.labels.items()
         }
+        self.upright = (
+            None if train.upright is None else torch.as_tensor(train.upright, device=device)
+        )
         self.per_epoch = min(len(train), cfg.epoch_crops or len(train))
         self.steps_per_epoch = math.ceil(self.per_epoch / cfg.batch_size)
         self.generator = torch.Generator(device=device).manual_seed(cfg.seed)
@@ -223,7 +230,11 @@ class DieFaceTask:
     def loss(self, index: torch.Tensor) -> tuple[torch.Tensor, dict[str, float]]:
         labels = {k: v[index] for k, v in self.labels.items()}
         images = self.images[index]
-        return batch_loss(self.model, images, labels, self.generator, self.cfg, self.teacher), {}
+        upright = None if self.upright is None else self.upright[index]
+        loss = batch_loss(
+            self.model, images, labels, self.generator, self.cfg, self.teacher, upright
+        )
+        return loss, {}
 
     def scores(self, losses: list[float]) -> tuple[dict[str, Any], float]:
         size = self.cfg.batch_size
@@ -330,6 +341,20 @@ def _synthetic(cfg: TrainConfig, workers: int, progress: bool) -> tuple[CropSet,
     return load(synth_crops.TRAIN_SEED, cfg.synthetic), load(synth_crops.VALID_SEED, scenes)
 
 
+def _slanted(scenes: int, workers: int, progress: bool) -> tuple[CropSet, CropSet]:
+    """Train crops of ``scenes`` slanted scenes, marked upright, and valid crops of a
+    fifteenth as many (at most 400)."""
+    load = partial(
+        synth_crops.load_synthetic,
+        workers=workers,
+        progress=progress,
+        make=synth_crops.slanted_crops,
+        recipe=f"slanted{synth_crops.SLANT[0]:g}-{synth_crops.SLANT[1]:g}",
+    )
+    held = max(1, min(400, scenes // 15))
+    return load(synth_crops.TRAIN_SEED, scenes).held_upright(), load(synth_crops.VALID_SEED, held)
+
+
 def share_repeats(base: CropSet, extra: CropSet, share: float = SCENE_SHARE) -> int:
     """How many times ``extra`` is repeated beside ``base`` to make about ``share`` of the
     whole (at least once; augmentation makes each repeat different)."""
@@ -396,6 +421,9 @@ def train_dieface(
         colour = load_splits(colour_root, splits=("train", "valid"))
         photos += [rune55_set(colour["train"].images, colour["train"].labels)] * cfg.colour_repeats
         valid["colour_valid"] = rune55_set(colour["valid"].images, colour["valid"].labels)
+    if cfg.slanted:
+        slanted, valid["slant_valid"] = _slanted(cfg.slanted, workers, progress)
+        photos = [crops.held_upright() for crops in photos] + [slanted]
     train = synth_crops.concat([synth_train, *photos])
     pick = ["rune55_valid", "synth_valid"]
     cfg.scenes = tuple(str(folder) for folder in scenes)

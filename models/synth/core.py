@@ -103,6 +103,10 @@ class Tray:
     ink_dark: tuple[int, int, int] = (25, 25, 30)  # numerals/pips on white dice
     ink_light: tuple[int, int, int] = (240, 240, 240)  # numerals/pips on red dice
     font: int = 0  # the numerals' style (models/synth/glyphs.py font_count)
+    # degrees from straight down of a camera held at a slant past the photo's bottom edge, as
+    # a phone's photo is: each die shows its front face. The felt and wall stay drawn as
+    # from above (only the dice matter to a crop). 0: the appliance's camera.
+    slant: float = 0.0
 
     def __post_init__(self) -> None:
         # accept lists (a tray read back from JSON labels: Tray(**labels["tray"]))
@@ -116,6 +120,8 @@ class Tray:
             raise ValueError(f"tray area {self.area} does not fit a {w}x{h} photo")
         if self.die_side <= 0:
             raise ValueError("die_side must be positive")
+        if not 0 <= self.slant <= 70:
+            raise ValueError(f"slant is 0..70 degrees from straight down, not {self.slant}")
 
     @property
     def field_of_view(self) -> float:

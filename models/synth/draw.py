@@ -133,8 +133,8 @@ def _shadow(
     and the dark contact line where it sits; a transparent die focuses light into its shadow."""
     lx, ly, lz = tray.light
     side = pose.side
-    ground = pr.points - np.outer(pr.heights, pr.shear)  # the felt right under each vertex
-    cast = ground - np.outer(pr.heights / max(lz, 0.15), (lx, ly))
+    ground = pr.ground
+    cast = ground - np.outer(pr.heights / max(lz, 0.15), pr.felt_axes @ (lx, ly))
     pen = 0.07 * side + 0.04 * float(pr.heights.max())
     pad = int(3 * pen + 3 + (np.abs(motion).max() if motion is not None else 0))
     allp = np.vstack([ground, cast])
@@ -194,12 +194,12 @@ def _lamp_spots(
     side = pose.side
     centre = np.array([w / 2, h / 2, 0.0])
     camera = centre + np.array([0.0, 0.0, tray.camera_height])
-    lamp = centre + np.array(tray.light) * (1.3 * tray.camera_height)
+    lamp = centre + pr.light * (1.3 * tray.camera_height)
     radius = (0.07 + 0.12 * (1 - gloss)) * side
     for f in visible:
         n = pr.normals[f]
         i0 = sol.faces[f][0]
-        p0 = np.array([*(pr.points[i0] - pr.heights[i0] * pr.shear), pr.heights[i0]])
+        p0 = np.array([*(pr.points[i0] - pr.depth[i0] * pr.shear), pr.depth[i0]])
         mirrored = camera - 2 * ((camera - p0) @ n) * n
         ray = lamp - mirrored
         denom = ray @ n
@@ -300,7 +300,7 @@ def _die(
     nmap[..., 0] -= cv2.Sobel(sb, cv2.CV_32F, 1, 0, ksize=3) * roll
     nmap[..., 1] -= cv2.Sobel(sb, cv2.CV_32F, 0, 1, ksize=3) * roll
     nmap /= np.sqrt(np.einsum("ijk,ijk->ij", nmap, nmap) + F32(1e-6))[..., None]
-    light = np.array(tray.light, F32)
+    light = pr.light.astype(F32)
     half = _unit(light + view)
     dots = cv2.transform(nmap, np.array([light, half, view], F32))
     np.clip(dots, 0.0, 1.0, out=dots)

@@ -43,10 +43,12 @@ def random_tray(
     rng: np.random.Generator,
     size: tuple[int, int] = (640, 480),
     camera: tuple[float, float] = NARROW_CAMERA,
+    slant: tuple[float, float] | None = None,
 ) -> Tray:
     """A random table: felt colour, tray placement in the frame, camera height, lamp, the
     camera's noise and the colours and numeral style of the set of dice. ``camera``: the
-    range of the camera's height above the felt, in frame widths."""
+    range of the camera's height above the felt, in frame widths; ``slant``: the range of
+    its tilt from straight down in degrees (None: straight down, as the appliance's)."""
     w, h = int(size[0]), int(size[1])
     if w < 64 or h < 64:
         raise ValueError(f"a photo of at least 64x64 pixels, not {w}x{h}")
@@ -111,6 +113,7 @@ def random_tray(
         ink_dark=_jitter(rng, (28, 26, 30), 0.3),
         ink_light=_jitter(rng, (238, 240, 242), 0.03),
         font=int(rng.integers(font_count())),
+        slant=round(float(rng.uniform(*slant)), 1) if slant else 0.0,  # last: other trays as before
     )
 
 
@@ -347,9 +350,10 @@ def random_scene(
     impossible: bool = False,
     cocked: float = 0.05,
     camera: tuple[float, float] = NARROW_CAMERA,
+    slant: tuple[float, float] | None = None,
 ) -> Scene:
     """A random table and throw, drawn: ``n`` dice (default 1..10; ten for ``impossible``)."""
-    tray = random_tray(rng, size, camera)
+    tray = random_tray(rng, size, camera, slant)
     if n is None:
         n = 10 if impossible else int(rng.integers(1, 11))
     specs = random_specs(rng, n, kinds, impossible=impossible, cocked=cocked)

@@ -1,6 +1,7 @@
 """The dice as 3-D solids: a cube and a pentagonal trapezohedron, their faces and marks, and
 how a pose places them in the photo (a camera looking straight down, with the perspective of
-its height: dice away from the centre show a little of their sides)."""
+its height: dice away from the centre show a little of their sides; or one held at a slant,
+``Tray.slant``, that sees every die's front face)."""
 
 from __future__ import annotations
 
@@ -164,7 +165,11 @@ def rotation(spec: DieSpec, pose: Pose) -> np.ndarray:
 
 @dataclass
 class Projected:
-    """A posed die in the photo: 2-D points, heights above the felt, what the camera sees."""
+    """A posed die in the photo: 2-D points, heights above the felt, what the camera sees.
+
+    Vectors are in screen axes (x right, y down, z towards the camera); with a slanted
+    camera the felt is not the screen plane, so ``ground``, ``depth`` and ``light`` say where
+    it lies."""
 
     points: np.ndarray  # (V, 2) image coordinates of the vertices
     heights: np.ndarray  # (V,) height of each vertex above the felt, in pixels
@@ -172,7 +177,20 @@ class Projected:
     view: np.ndarray  # (3,) unit vector towards the camera from the die
     shear: np.ndarray  # (2,) image shift per pixel of height (perspective)
     rotation: np.ndarray  # (3, 3)
-    base: np.ndarray  # (2,) image point of the felt under the die's centre
+    ground: np.ndarray  # (V, 2) image point of the felt right under each vertex
+    depth: np.ndarray  # (V,) each vertex towards the camera, from the die's nearest-felt point
+    light: np.ndarray  # (3,) unit vector towards the lamp in screen axes
+    felt_axes: np.ndarray  # (2, 2) image shift of one pixel along the felt's x and y (columns)
+
+
+@cache
+def camera_turn(slant: float) -> np.ndarray:
+    """Felt axes to screen axes for a camera ``slant`` degrees from straight down, standing
+    past the photo's bottom edge: the felt's y shortens by cos(slant) and what stands up
+    from it leans up the photo."""
+    t = math.radians(slant)
+    c, s = math.cos(t), math.sin(t)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
 def project(spec: DieSpec, pose: Pose, tray: Tray) -> Projected:
@@ -183,16 +201,38 @@ def project(spec: DieSpec, pose: Pose, tray: Tray) -> Projected:
     w, h = tray.size
     shear = (np.array([pose.cx, pose.cy]) - (w / 2, h / 2)) / tray.camera_height
     centre = np.array([pose.cx, pose.cy])
-    points = centre + v[:, :2] + np.outer(v[:, 2], shear)
+    heights = v[:, 2] + lift
     view = _unit(np.array([-shear[0], -shear[1], 1.0]))
+    if not tray.slant:
+        points = centre + v[:, :2] + np.outer(v[:, 2], shear)
+        return Projected(
+            points=points,
+            heights=heights,
+            normals=s.normals @ r.T,
+            view=view,
+            shear=shear,
+            rotation=r,
+            ground=points - np.outer(heights, shear),
+            depth=heights,
+            light=np.asarray(tray.light, np.float64),
+            felt_axes=np.eye(2),
+        )
+    turn = camera_turn(tray.slant)
+    seen = v @ turn.T
+    under = v.copy()
+    under[:, 2] = -lift
+    under = under @ turn.T
     return Projected(
-        points=points,
-        heights=v[:, 2] + lift,
-        normals=s.normals @ r.T,
+        points=centre + seen[:, :2] + np.outer(seen[:, 2], shear),
+        heights=heights,
+        normals=s.normals @ (turn @ r).T,
         view=view,
         shear=shear,
-        rotation=r,
-        base=centre - lift * shear,
+        rotation=turn @ r,
+        ground=centre + under[:, :2] + np.outer(under[:, 2], shear),
+        depth=seen[:, 2] - seen[:, 2].min(),
+        light=turn @ np.asarray(tray.light, np.float64),
+        felt_axes=turn[:2, :2] + np.outer(shear, turn[2, :2]),
     )
 
 
@@ -203,6 +243,8 @@ def posed(spec: DieSpec, pose: Pose) -> np.ndarray:
 
 def outline(vertices: np.ndarray, cx: float, cy: float, tray: Tray) -> np.ndarray:
     """The outline (N, 2) float32 of posed ``vertices`` centred at (cx, cy) in the photo."""
+    if tray.slant:
+        vertices = vertices @ camera_turn(tray.slant).T
     w, h = tray.size
     sx = (cx - w / 2) / tray.camera_height
     sy = (cy - h / 2) / tray.camera_height

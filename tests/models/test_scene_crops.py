@@ -12,7 +12,7 @@ import pytest
 
 from models.common.datasets import DatasetError
 from models.dieface import spec
-from models.dieface.scene_crops import UNKNOWN, VALID_EVERY, folder_crops, folders_crops
+from models.dieface.scene_crops import VALID_EVERY, folder_crops, folders_crops
 from models.synth.dataset import write_dataset
 
 
@@ -42,7 +42,7 @@ def test_every_die_is_cut_copies_times_with_its_labels(scenes: Path) -> None:
         assert crops.labels["kind"].tolist() == want.tolist()
         want = np.repeat([spec.COLOURS.index(d["colour"]) for d in truth], 3)
         assert crops.labels["colour"].tolist() == want.tolist()
-        want = np.repeat([UNKNOWN if d["cocked"] else d["value"] - 1 for d in truth], 3)
+        want = np.repeat([spec.UNKNOWN if d["cocked"] else d["value"] - 1 for d in truth], 3)
         assert crops.labels["value"].tolist() == want.tolist()
 
 

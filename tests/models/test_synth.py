@@ -239,6 +239,37 @@ def test_cocked_dice_lean_on_the_wall_or_a_die_and_are_tilted() -> None:
         assert over_wall or on_die
 
 
+@pytest.mark.parametrize("slant", [30.0, 55.0])
+def test_a_slanted_camera_shows_the_top_face_at_the_top_and_the_front_face_below(
+    slant: float,
+) -> None:
+    tray = dataclasses.replace(plain_tray(side=60.0), slant=slant)
+    spec = DieSpec("d6", 1, "white", "frosted")
+    pose = Pose(320.0, 240.0, 0.0, 60.0)  # square to the photo: top and front face in full
+    scene = render(tray, [spec], [pose], np.random.default_rng(0))
+    x0, y0, x1, y1 = scene.dice[0].box
+    t = np.radians(slant)
+    # a cube seen from above at a slant: the top face cos(t) tall, the front face sin(t)
+    assert (y1 - y0) / (x1 - x0) == pytest.approx(np.cos(t) + np.sin(t), abs=0.08)
+    # the top face's one pip in the upper cos(t) part of the box, the front face's below
+    grey = cv2.cvtColor(scene.image, cv2.COLOR_BGR2GRAY)[y0:y1, x0:x1].astype(float)
+    split = round((y1 - y0) * np.cos(t) / (np.cos(t) + np.sin(t)))
+    inside = scene.masks[y0:y1, x0:x1] == 1
+    dark = (inside & (grey < 0.5 * np.median(grey[inside]))).astype(np.uint8)
+    pips = [cv2.connectedComponents(part)[0] - 1 for part in (dark[:split], dark[split:])]
+    assert pips[0] == 1 and pips[1] >= 2
+
+
+def test_a_straight_down_camera_is_the_default_and_a_slant_out_of_range_is_refused() -> None:
+    assert plain_tray().slant == 0.0 and random_tray(np.random.default_rng(1)).slant == 0.0
+    tilted = random_tray(np.random.default_rng(1), slant=(20.0, 60.0))
+    assert 20.0 <= tilted.slant <= 60.0
+    assert dataclasses.replace(tilted, slant=0.0) == random_tray(np.random.default_rng(1))
+    for bad in (-5.0, 80.0):
+        with pytest.raises(ValueError, match=r"slant is 0\.\.70 degrees"):
+            dataclasses.replace(plain_tray(), slant=bad)
+
+
 def _near(a, b) -> bool:
     ax0, ay0, ax1, ay1 = a.box
     bx0, by0, bx1, by1 = b.box

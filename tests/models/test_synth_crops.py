@@ -12,7 +12,13 @@ import pytest
 
 from models.dieface import spec, synth_crops
 from models.dieface.corrections import load_corrections
-from models.dieface.synth_crops import jitter_box, load_synthetic, overhead_crops, scene_crops
+from models.dieface.synth_crops import (
+    jitter_box,
+    load_synthetic,
+    overhead_crops,
+    scene_crops,
+    slanted_crops,
+)
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
 from vision.perspective import top_face_box
 
@@ -37,6 +43,20 @@ def test_scene_crops_carry_a_label_per_head_within_its_classes() -> None:
     assert (crops.labels["value"][d6] < 6).all()
     again = scene_crops(7, 0)  # a scene is fixed by (seed, index)
     assert np.array_equal(again.images, crops.images)
+
+
+def test_slanted_crops_are_labelled_but_for_cocked_and_upright_once_concatenated() -> None:
+    crops = slanted_crops(7, 0)
+    assert len(crops) > 0 and crops.images.shape[1:] == (64, 64, 3)
+    assert (crops.labels["cocked"] == spec.UNKNOWN).all()
+    for name in ("kind", "value", "colour", "finish"):
+        assert ((crops.labels[name] >= 0) & (crops.labels[name] < len(spec.HEADS[name]))).all()
+    assert np.array_equal(slanted_crops(7, 0).images, crops.images)
+    both = synth_crops.concat([scene_crops(7, 0), crops.held_upright()])
+    assert both.upright is not None and both.upright.sum() == len(crops)
+    assert not both.upright[: len(both) - len(crops)].any()
+    assert both.subset(np.arange(len(both) - 1, len(both))).upright.tolist() == [True]
+    assert synth_crops.concat([scene_crops(7, 0)]).upright is None
 
 
 @pytest.mark.parametrize(("share", "camera"), [(0.0, NARROW_CAMERA), (1.0, WIDE_CAMERA)])

@@ -31,7 +31,6 @@ from models.dieface.export import export_onnx
 from models.dieface.net import DieFaceNet, normalise
 from models.dieface.pretrained import NECK, Lite0FaceNet
 from models.dieface.train import (
-    UNKNOWN,
     WARM_UP,
     TrainConfig,
     augment,
@@ -91,10 +90,26 @@ def test_augment_keeps_shape_and_range_is_seeded_and_marks_recoloured_crops() ->
     assert torch.allclose(grey[:, 0], grey[:, 1]) and torch.allclose(grey[:, 1], grey[:, 2])
 
 
+def test_upright_crops_are_turned_only_a_little_and_the_others_by_any_angle() -> None:
+    images = torch.zeros((8, 64, 64, 3), dtype=torch.uint8)
+    images[:, 4:20, 16:48] = 255  # a bar at the top: where a slanted die's top face is
+    still = TrainConfig(
+        max_scale=0.0, max_stretch=0.0, max_shift=0.0, contrast=1.0, brightness=0.0,
+        max_noise=0.0, tint=0.0, grey=0.0, swap=0.0, blur=0.0, upright_turn=0.0,
+    )  # fmt: skip
+    upright = torch.tensor([True] * 4 + [False] * 4)
+    mirror = torch.zeros(8, dtype=torch.bool)
+    x, _ = augment(images, mirror, torch.Generator().manual_seed(3), still, upright)
+    top = x[:, :, :32].mean(dim=(1, 2, 3))
+    bottom = x[:, :, 32:].mean(dim=(1, 2, 3))
+    assert (top[:4] > 0.2).all() and (bottom[:4] < 0.01).all()  # the bar stays at the top
+    assert (bottom[4:] > 0.01).sum() >= 2  # turned anywhere: the bar often ends up below
+
+
 def test_each_head_is_trained_only_on_crops_with_its_label() -> None:
     outputs = tuple(torch.zeros(3, len(c)) for c in spec.HEADS.values())
-    labels = {name: torch.full((3,), UNKNOWN) for name in spec.HEADS}
-    labels["value"] = torch.tensor([0, UNKNOWN, 9])
+    labels = {name: torch.full((3,), spec.UNKNOWN) for name in spec.HEADS}
+    labels["value"] = torch.tensor([0, spec.UNKNOWN, 9])
     losses = head_losses(outputs, labels, smoothing=0.0)
     assert set(losses) == {"value"}
     assert float(losses["value"]) == pytest.approx(np.log(10))  # uniform over ten values
@@ -376,6 +391,27 @@ def test_cli_train_cuts_overhead_crops_from_wide_and_narrow_cameras_when_asked(
         "overhead-wide0.5",
         "overhead-wide0.5",
     ]
+
+
+def test_cli_train_adds_slanted_scenes_held_upright_with_the_photos(
+    synthetic_rune55: Path, synth_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
+    args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
+    assert cli([*args, "--slanted", "-1"]) == 2
+    assert "--slanted is a count of scenes, 0 or more" in capsys.readouterr().err
+    assert not out.exists()
+    assert cli([*args, "--slanted", "2"]) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["config"]["slanted"] == 2
+    assert "slant_valid" in summary["history"][0]  # scored, beside the others
+    assert "cocked" not in summary["history"][0]["slant_valid"]  # unlabelled at a slant
+    training = export._summary_training(out / "best.pt")
+    assert training["slanted_scenes"] == 2
+    assert "2 scenes seen by a camera 20-60 degrees" in export._slanted(training)
+    assert export._slanted({"slanted_scenes": 0}) == ""
+    assert any(p.name.startswith("slanted20-60-seed0") for p in synth_cache.iterdir())
 
 
 def test_cli_train_repeats_rune55_crops_when_asked(
