@@ -25,11 +25,12 @@ def register(sub: Commands) -> None:
     rnd.add_argument("--impossible", action="store_true", help="ten d10, five red, five white")
     rnd.add_argument(
         "--engine",
-        choices=("numpy", "numpy-wide", "blender"),
+        choices=("numpy", "numpy-wide", "numpy-slanted", "blender"),
         default="numpy",
         help="numpy: the fast generator (default); numpy-wide: the same seen by a camera as "
-        "wide as a Pi camera module's; blender: photoreal Cycles renders (extra 'render', "
-        "~30 s a 640x480 scene)",
+        "wide as a Pi camera module's; numpy-slanted: the dice seen by a camera held 20-60 "
+        "degrees from straight down, as a phone's photo (the tray still drawn from above); "
+        "blender: photoreal Cycles renders (extra 'render', ~30 s a 640x480 scene)",
     )
     rnd.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (blender)")
     rnd.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -60,6 +61,10 @@ def cmd_render(args: argparse.Namespace) -> int:
         from models.synth.dataset import NUMPY_WIDE
 
         engine = NUMPY_WIDE
+    if args.engine == "numpy-slanted":
+        from models.synth.dataset import NUMPY_SLANTED
+
+        engine = NUMPY_SLANTED
     if args.engine == "blender":
         try:
             from models.blender import engine as blender_engine

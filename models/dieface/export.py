@@ -31,7 +31,7 @@ from models.dieface.pretrained import BLOCKS, NECK
 from models.dieface.sample import balanced_sample
 from models.dieface.scene_crops import describe_folders
 from models.dieface.train import load_model
-from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
+from models.synth.layout import NARROW_CAMERA, SLANTED_CAMERA, WIDE_CAMERA
 from models.training import onnx_export
 from models.training.card import count_parameters, export_fields, header, today, write_card
 from vision.faces import FaceReader
@@ -186,7 +186,7 @@ def _slanted(training: dict[str, Any]) -> str:
     scenes = training.get("slanted_scenes", 0)
     if not scenes:
         return ""
-    low, high = synth_crops.SLANT
+    low, high = SLANTED_CAMERA
     return (
         f"; and {scenes} scenes seen by a camera {low:g}-{high:g} degrees from straight down "
         "(synth_crops.slanted_crops, cocked unlabelled), they and the photos turned by at "

@@ -27,7 +27,7 @@ from models.common import photos
 from models.dieface import spec
 from models.synth import VERSION, Scene, random_scene
 from models.synth.glyphs import FONTS, font_count
-from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
+from models.synth.layout import NARROW_CAMERA, SLANTED_CAMERA, WIDE_CAMERA
 from vision.faces import crop_square
 from vision.perspective import top_face_box
 
@@ -38,7 +38,6 @@ CROP_SCALE = 1 + 2 * photos.MARGIN
 BOX_SCALE = 0.15  # each box side is scaled by 1 ± this before cutting
 BOX_SHIFT = 0.10  # and the box moved by up to ± this fraction of its longer side
 CHUNK = 50  # scenes per cache file
-SLANT = (20.0, 60.0)  # slanted_crops' camera, degrees from straight down
 CACHE_DIR = photos.CACHE_DIR / "synth-crops"
 DIE_FACE_RECIPE = "v1"  # the cache key of scene_crops' crops
 
@@ -133,13 +132,13 @@ def overhead_crops(
 
 def slanted_crops(seed: int, index: int, size: int = spec.INPUT_SIZE) -> CropSet:
     """The jittered whole-die crops of scene ``index`` of set ``seed`` seen by a camera held
-    ``SLANT`` degrees from straight down, as phone photos are: the top face is the narrow one
-    at the top of each die, its front face in full view below. Their cocked label is
-    unknown: at a slant every die looks leant."""
+    ``SLANTED_CAMERA`` degrees from straight down, as phone photos are: the top face is the
+    narrow one at the top of each die, its front face in full view below. Their cocked label
+    is unknown: at a slant every die looks leant."""
     setup = np.random.default_rng([seed, index, 2])
     options = scene_options(setup)
     scene = random_scene(
-        np.random.default_rng([seed, index, 3]), cocked=0.0, slant=SLANT, **options
+        np.random.default_rng([seed, index, 3]), cocked=0.0, slant=SLANTED_CAMERA, **options
     )
     crops = _cut(scene, [jitter_box(setup, die.box) for die in scene.dice], size)
     crops.labels["cocked"][:] = spec.UNKNOWN

@@ -33,6 +33,7 @@ from models.dieface.pretrained import Lite0FaceNet, is_lite0
 from models.dieface.scene_crops import describe_folders, folders_crops
 from models.dieface.spec import MEAN, STD
 from models.dieface.synth_crops import CropSet
+from models.synth.layout import SLANTED_CAMERA
 from models.training import loop
 from models.training.loop import Pick, Plan
 from models.training.schedule import Schedule
@@ -349,7 +350,7 @@ def _slanted(scenes: int, workers: int, progress: bool) -> tuple[CropSet, CropSe
         workers=workers,
         progress=progress,
         make=synth_crops.slanted_crops,
-        recipe=f"slanted{synth_crops.SLANT[0]:g}-{synth_crops.SLANT[1]:g}",
+        recipe=f"slanted{SLANTED_CAMERA[0]:g}-{SLANTED_CAMERA[1]:g}",
     )
     held = max(1, min(400, scenes // 15))
     return load(synth_crops.TRAIN_SEED, scenes).held_upright(), load(synth_crops.VALID_SEED, held)

@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from models.synth.core import KINDS, VERSION, DieSpec, Scene
-from models.synth.layout import WIDE_CAMERA, random_scene
+from models.synth.layout import SLANTED_CAMERA, WIDE_CAMERA, random_scene
 
 GENERATOR = "yamscope models.synth"
 #: the settings that must match for a run to add to an existing folder
@@ -69,6 +69,16 @@ def draw_numpy_wide(
 
 
 NUMPY_WIDE = Engine(f"{GENERATOR} (wide camera)", VERSION, draw_numpy_wide)
+
+
+def draw_numpy_slanted(
+    rng: np.random.Generator, size: tuple[int, int], kinds: tuple[str, ...], impossible: bool
+) -> tuple[dict[str, np.ndarray], dict]:
+    scene = random_scene(rng, size, kinds=kinds, impossible=impossible, slant=SLANTED_CAMERA)
+    return {"images": scene.image, "masks": scene.masks}, scene_labels(scene)
+
+
+NUMPY_SLANTED = Engine(f"{GENERATOR} (slanted camera)", VERSION, draw_numpy_slanted)
 
 
 class DatasetError(ValueError):

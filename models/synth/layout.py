@@ -37,6 +37,8 @@ def _jitter(rng: np.random.Generator, bgr: Sequence[int], amount: float) -> tupl
 # at a slant.
 NARROW_CAMERA = (1.3, 2.6)
 WIDE_CAMERA = (0.65, 1.3)
+# The range of a camera held at a slant, as for a phone's photo: degrees from straight down.
+SLANTED_CAMERA = (20.0, 60.0)
 
 
 def random_tray(

@@ -461,6 +461,24 @@ def test_the_wide_camera_engine_is_a_folder_of_its_own(tmp_path: Path) -> None:
         write_dataset(out, 2, seed=4, size=(320, 240), progress=False)
 
 
+def test_the_slanted_camera_engine_draws_slanted_trays_in_a_folder_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from device.cli import main as cli
+
+    out = tmp_path / "slanted"
+    assert cli(["render", "--n", "2", "--seed", "4", "--size", "320x240", "--quiet",
+                "--engine", "numpy-slanted", "--out", str(out)]) == 0  # fmt: skip
+    for label in sorted((out / "labels").glob("*.json")):
+        assert 20.0 <= json.loads(label.read_text(encoding="utf-8"))["tray"]["slant"] <= 60.0
+    assert json.loads((out / "dataset.json").read_text(encoding="utf-8"))["generator"].endswith(
+        "(slanted camera)"
+    )
+    assert cli(["render", "--n", "2", "--seed", "4", "--size", "320x240", "--quiet",
+                "--out", str(out)]) == 2  # fmt: skip
+    assert "generator" in capsys.readouterr().err  # another engine's folder: refused
+
+
 def test_the_typefaces_numerals_are_drawn_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     """The eval sets and the simulated tray keep the four stroke styles the shipped model
     learned; training asks for the 29 typefaces too (`--typefaces`)."""
