@@ -12,7 +12,8 @@ import numpy as np
 from models.synth.core import Tray
 
 _POOL_SIZE = 1 << 20
-NOISE_ROWS = 128  # the sensor noise is drawn and added this many rows at a time
+NOISE_ROWS = 128  # the sensor noise is drawn this many rows at a time
+WORK_ROWS = 32  # and the picture lit, blurred and noised this many (a band: 0.5 MB)
 
 
 @lru_cache(maxsize=1)
@@ -183,9 +184,68 @@ def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
     return bg.astype(np.float16), gain[..., None] * np.array(tray.white_balance, np.float32)
 
 
-def base(tray: Tray) -> np.ndarray:
-    """A fresh copy of the unlit background (float32 BGR 0..1)."""
-    return _static(tray)[0].astype(np.float32)
+class Canvas:
+    """The photo being drawn, in float BGR 0..1: the tray's cached half-float background,
+    with a float32 tile wherever something was drawn. Indexing with two slices reads a
+    float32 copy and assigns into the tiles, so ``canvas[rows, cols] *= shade`` works as on
+    an array. Why: a whole float32 frame is 14 MB at 1280x960, a simulated tray draws one
+    every few frames of a throw, and the dice and their shadows cover a tenth of it."""
+
+    TILE = 64
+    dtype = np.dtype(np.float32)
+    ndim = 3
+
+    def __init__(self, background: np.ndarray) -> None:
+        self._base = background
+        self._tiles: dict[tuple[int, int], np.ndarray] = {}
+        self.shape = background.shape
+
+    def _span(self, key: tuple[slice, slice]) -> tuple[int, int, int, int]:
+        rows, cols = key
+        y0, y1, _ = rows.indices(self.shape[0])
+        x0, x1, _ = cols.indices(self.shape[1])
+        return y0, max(y0, y1), x0, max(x0, x1)
+
+    def _tiles_over(self, y0: int, y1: int, x0: int, x1: int):
+        """(tile key, the part of the span in frame coordinates) of each tile it touches."""
+        t = self.TILE
+        for ty in range(y0 // t, (y1 - 1) // t + 1):
+            for tx in range(x0 // t, (x1 - 1) // t + 1):
+                part = (max(y0, ty * t), min(y1, ty * t + t), max(x0, tx * t), min(x1, tx * t + t))
+                yield (ty, tx), part
+
+    def __getitem__(self, key: tuple[slice, slice]) -> np.ndarray:
+        y0, y1, x0, x1 = self._span(key)
+        out = self._base[y0:y1, x0:x1].astype(np.float32)
+        if y1 > y0 and x1 > x0:
+            for (ty, tx), (a, b, c, d) in self._tiles_over(y0, y1, x0, x1):
+                tile = self._tiles.get((ty, tx))
+                if tile is not None:
+                    oy, ox = ty * self.TILE, tx * self.TILE
+                    out[a - y0 : b - y0, c - x0 : d - x0] = tile[a - oy : b - oy, c - ox : d - ox]
+        return out
+
+    def __setitem__(self, key: tuple[slice, slice], value: np.ndarray) -> None:
+        y0, y1, x0, x1 = self._span(key)
+        if y1 <= y0 or x1 <= x0:
+            return
+        t = self.TILE
+        for (ty, tx), (a, b, c, d) in self._tiles_over(y0, y1, x0, x1):
+            tile = self._tiles.get((ty, tx))
+            if tile is None:
+                tile = self._base[ty * t : ty * t + t, tx * t : tx * t + t].astype(np.float32)
+                self._tiles[ty, tx] = tile
+            oy, ox = ty * t, tx * t
+            tile[a - oy : b - oy, c - ox : d - ox] = value[a - y0 : b - y0, c - x0 : d - x0]
+
+    def rows(self, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` as float32 (a fresh array)."""
+        return self[start:stop, :]
+
+
+def canvas(tray: Tray) -> Canvas:
+    """A fresh canvas of the unlit background."""
+    return Canvas(_static(tray)[0])
 
 
 def _light_rows(small: np.ndarray, size: tuple[int, int]) -> Callable[[int, int], np.ndarray]:
@@ -206,31 +266,39 @@ def _light_rows(small: np.ndarray, size: tuple[int, int]) -> Callable[[int, int]
     return rows
 
 
-def finish(tray: Tray, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Light, glare, blur, noise and JPEG: the float scene as the camera delivers it (uint8).
-    ``img`` is used up.
+def finish(tray: Tray, img: Canvas, rng: np.random.Generator) -> np.ndarray:
+    """Light, glare, blur, noise and JPEG: the drawn scene as the camera delivers it (uint8).
 
-    Each step runs a band of rows at a time, so that no second full-size float image is
-    made (a simulated tray draws one every few frames of a throw, all evening)."""
+    A band of rows at a time, lit as it is read, so that no full-size float image is made
+    (a simulated tray draws one every few frames of a throw, all evening)."""
     exposure = np.float32(255.0 * (1.0 + 0.02 * rng.standard_normal()))  # auto-exposure wobble
     light = _light_rows(_static(tray)[1], tray.size)
     veil = np.float32(tray.glare * 0.25)  # veiling glare: stray light lifts the blacks
-    for rows in range(0, img.shape[0], NOISE_ROWS):
-        part = img[rows : rows + NOISE_ROWS]
-        part *= light(rows, rows + len(part))
-        part *= exposure * (1 - veil)
-        part += veil * np.float32(230.0)
+    gain, lift = exposure * (1 - veil), veil * np.float32(230.0)
+
+    def lit(start: int, stop: int) -> np.ndarray:
+        part = img.rows(start, stop)
+        part *= light(start, start + len(part))
+        part *= gain
+        part += lift
+        return part
+
+    height = img.shape[0]
     out = np.empty(img.shape, np.uint8)
-    for rows in range(0, img.shape[0], NOISE_ROWS):
-        part = _blurred_rows(img, rows, rows + NOISE_ROWS, tray.blur)
-        sigma = part * np.float32(tray.shot)
-        np.maximum(sigma, 0.0, out=sigma)
-        sigma += np.float32(tray.noise**2)
-        np.sqrt(sigma, out=sigma)
-        sigma *= normals(rng, part.shape)
-        part += sigma
-        np.clip(part, 0, 255, out=part)
-        out[rows : rows + NOISE_ROWS] = part
+    for rows in range(0, height, NOISE_ROWS):
+        noise = normals(rng, (min(NOISE_ROWS, height - rows), *img.shape[1:]))
+        for start in range(rows, rows + len(noise), WORK_ROWS):
+            part = _blurred_rows(
+                lit, height, start, min(start + WORK_ROWS, rows + len(noise)), tray.blur
+            )
+            sigma = part * np.float32(tray.shot)
+            np.maximum(sigma, 0.0, out=sigma)
+            sigma += np.float32(tray.noise**2)
+            np.sqrt(sigma, out=sigma)
+            sigma *= noise[start - rows : start - rows + len(part)]
+            part += sigma
+            np.clip(part, 0, 255, out=part)
+            out[start : start + len(part)] = part
     if tray.jpeg:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(tray.jpeg)])
         if ok:
@@ -238,17 +306,21 @@ def finish(tray: Tray, img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
-def _blurred_rows(img: np.ndarray, start: int, stop: int, blur: float) -> np.ndarray:
-    """Rows ``start:stop`` of ``img`` lens-blurred (a fresh array): blurred with the rows
-    around them that the kernel reaches, so the band is what a whole-image blur gives."""
+def _blurred_rows(
+    lit: Callable[[int, int], np.ndarray], height: int, start: int, stop: int, blur: float
+) -> np.ndarray:
+    """Rows ``start:stop`` of the lit picture (``lit(a, b)`` gives rows a..b), lens-blurred:
+    blurred with the rows around them that the kernel reaches, so the band is what a
+    whole-image blur gives."""
+    stop = min(stop, height)
     if blur <= 0.05:
-        return img[start:stop].copy()
+        return lit(start, stop)
     reach = int(np.ceil(4 * blur)) + 1  # OpenCV's float kernel spans 4 sigma each side
-    top, bottom = max(0, start - reach), min(len(img), stop + reach)
-    band = cv2.GaussianBlur(img[top:bottom], (0, 0), blur)
-    return band[start - top : start - top + min(stop, len(img)) - start]
+    top, bottom = max(0, start - reach), min(height, stop + reach)
+    band = cv2.GaussianBlur(lit(top, bottom), (0, 0), blur)
+    return band[start - top : stop - top]
 
 
 def empty_tray(tray: Tray, rng: np.random.Generator) -> np.ndarray:
     """The photo of the empty tray (as taken for calibration): same felt, fresh noise."""
-    return finish(tray, base(tray), rng)
+    return finish(tray, canvas(tray), rng)

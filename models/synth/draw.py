@@ -31,7 +31,7 @@ def _window(shape: tuple[int, ...], x0: int, y0: int, x1: int, y1: int):
     )
 
 
-def _crop(img: np.ndarray, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
+def _crop(img: background.Canvas, x0: int, y0: int, x1: int, y1: int) -> np.ndarray:
     """img[y0:y1, x0:x1] as a copy, edge-padded where the window leaves the image."""
     h, w = img.shape[:2]
     cx0, cy0, cx1, cy1 = max(0, x0), max(0, y0), min(w, x1), min(h, y1)
@@ -127,7 +127,12 @@ def looks_of(tray: Tray, spec: DieSpec) -> dict:
 
 
 def _shadow(
-    img: np.ndarray, tray: Tray, spec: DieSpec, pose: Pose, pr: Projected, motion: np.ndarray | None
+    img: background.Canvas,
+    tray: Tray,
+    spec: DieSpec,
+    pose: Pose,
+    pr: Projected,
+    motion: np.ndarray | None,
 ) -> None:
     """Darken the felt under and beside the die: the cast shadow (soft, away from the lamp)
     and the dark contact line where it sits; a transparent die focuses light into its shadow."""
@@ -252,7 +257,7 @@ def _marks(
 
 
 def _die(
-    img: np.ndarray,
+    img: background.Canvas,
     masks: np.ndarray,
     index: int,
     tray: Tray,
@@ -416,7 +421,7 @@ def render(
     if len(specs) > 255:
         raise ValueError("at most 255 dice in one scene")
     w, h = tray.size
-    img = background.base(tray)
+    img = background.canvas(tray)
     masks = np.zeros((h, w), np.uint8)
     projected = [project(s, p, tray) for s, p in zip(specs, poses, strict=True)]
     moves: list[np.ndarray | None] = []

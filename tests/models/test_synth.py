@@ -50,6 +50,34 @@ def mask_bbox(mask: np.ndarray) -> tuple[int, int, int, int]:
     return int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1
 
 
+# --- the drawing canvas --------------------------------------------------------------------
+
+
+def test_the_canvas_reads_and_writes_like_a_float32_array_and_leaves_the_background() -> None:
+    from models.synth.background import Canvas
+
+    rng = np.random.default_rng(5)
+    background = rng.random((150, 200, 3)).astype(np.float16)
+    kept = background.copy()
+    canvas, array = Canvas(background), background.astype(np.float32)
+    for _ in range(40):
+        y0, x0 = int(rng.integers(0, 140)), int(rng.integers(0, 190))
+        key = (slice(y0, y0 + int(rng.integers(1, 90))), slice(x0, x0 + int(rng.integers(1, 90))))
+        shape = array[key].shape
+        if rng.random() < 0.5:
+            shade = rng.random(shape).astype(np.float32)
+            canvas[key] *= shade
+            array[key] *= shade
+        else:
+            value = rng.random(shape).astype(np.float32)
+            canvas[key] = value
+            array[key] = value
+    assert canvas.shape == array.shape and canvas[0:150, 0:200].dtype == np.float32
+    assert np.array_equal(canvas[0:150, 0:200], array)
+    assert np.array_equal(canvas.rows(37, 101), array[37:101])
+    assert np.array_equal(background, kept)  # the tray's cached background is shared
+
+
 # --- reproducible ------------------------------------------------------------------------
 
 
