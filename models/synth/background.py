@@ -302,6 +302,7 @@ def finish(tray: Tray, img: Canvas, rng: np.random.Generator) -> np.ndarray:
     if tray.jpeg:
         ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(tray.jpeg)])
         if ok:
+            del out  # not both the raw picture and the decoded one at once
             out = cv2.imdecode(buf, cv2.IMREAD_COLOR)
     return out
 
