@@ -178,7 +178,7 @@ class Projected:
     shear: np.ndarray  # (2,) image shift per pixel of height (perspective)
     rotation: np.ndarray  # (3, 3)
     ground: np.ndarray  # (V, 2) image point of the felt right under each vertex
-    depth: np.ndarray  # (V,) each vertex towards the camera, from the die's nearest-felt point
+    depth: np.ndarray  # (V,) towards the camera from the farthest vertex (from above: heights)
     light: np.ndarray  # (3,) unit vector towards the lamp in screen axes
     felt_axes: np.ndarray  # (2, 2) image shift of one pixel along the felt's x and y (columns)
 
