@@ -145,7 +145,7 @@ class SimulatedSource:
         if shot is not None:
             specs, poses, motion = shot
             self._shown = render(self.tray, specs, poses, self._draw_rng, motion=motion).image
-            memory.trim()  # a drawing frees some 30 MB: give it back before the next frame
+            memory.trim()  # a drawing frees some 15 MB: give it back before the next frame
             with self._guard:
                 if self._shots and self._shots[0] is shot:  # a new throw may have come
                     self._shots.pop(0)

@@ -3,7 +3,7 @@ finishing touches (glare, blur, sensor noise, JPEG) applied to every photo."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 
 import cv2
@@ -206,7 +206,9 @@ class Canvas:
         x0, x1, _ = cols.indices(self.shape[1])
         return y0, max(y0, y1), x0, max(x0, x1)
 
-    def _tiles_over(self, y0: int, y1: int, x0: int, x1: int):
+    def _tiles_over(
+        self, y0: int, y1: int, x0: int, x1: int
+    ) -> Iterator[tuple[tuple[int, int], tuple[int, int, int, int]]]:
         """(tile key, the part of the span in frame coordinates) of each tile it touches."""
         t = self.TILE
         for ty in range(y0 // t, (y1 - 1) // t + 1):
