@@ -22,7 +22,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -52,33 +54,22 @@ class Engine:
 
 
 def draw_numpy(
-    rng: np.random.Generator, size: tuple[int, int], kinds: tuple[str, ...], impossible: bool
+    rng: np.random.Generator,
+    size: tuple[int, int],
+    kinds: tuple[str, ...],
+    impossible: bool,
+    **camera: Any,
 ) -> tuple[dict[str, np.ndarray], dict]:
-    scene = random_scene(rng, size, kinds=kinds, impossible=impossible)
+    """One scene; ``camera``: random_scene's camera or slant range, when not the usual."""
+    scene = random_scene(rng, size, kinds=kinds, impossible=impossible, **camera)
     return {"images": scene.image, "masks": scene.masks}, scene_labels(scene)
 
 
 NUMPY = Engine(GENERATOR, VERSION, draw_numpy)
-
-
-def draw_numpy_wide(
-    rng: np.random.Generator, size: tuple[int, int], kinds: tuple[str, ...], impossible: bool
-) -> tuple[dict[str, np.ndarray], dict]:
-    scene = random_scene(rng, size, kinds=kinds, impossible=impossible, camera=WIDE_CAMERA)
-    return {"images": scene.image, "masks": scene.masks}, scene_labels(scene)
-
-
-NUMPY_WIDE = Engine(f"{GENERATOR} (wide camera)", VERSION, draw_numpy_wide)
-
-
-def draw_numpy_slanted(
-    rng: np.random.Generator, size: tuple[int, int], kinds: tuple[str, ...], impossible: bool
-) -> tuple[dict[str, np.ndarray], dict]:
-    scene = random_scene(rng, size, kinds=kinds, impossible=impossible, slant=SLANTED_CAMERA)
-    return {"images": scene.image, "masks": scene.masks}, scene_labels(scene)
-
-
-NUMPY_SLANTED = Engine(f"{GENERATOR} (slanted camera)", VERSION, draw_numpy_slanted)
+NUMPY_WIDE = Engine(f"{GENERATOR} (wide camera)", VERSION, partial(draw_numpy, camera=WIDE_CAMERA))
+NUMPY_SLANTED = Engine(
+    f"{GENERATOR} (slanted camera)", VERSION, partial(draw_numpy, slant=SLANTED_CAMERA)
+)
 
 
 class DatasetError(ValueError):
