@@ -127,7 +127,8 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
         "--teacher",
         metavar="ONNX",
         help="a float die-face model that teaches: the net starts from its strongest filters "
-        "(unless --weights) and learns its probabilities beside the labels",
+        "(unless --weights) and learns its probabilities beside the labels, on every crop "
+        "but those kept upright (--slanted)",
     )
 
 

@@ -141,11 +141,20 @@ def slimmed(teacher: DieFaceNet, widths: tuple[int, int, int, int]) -> DieFaceNe
 
 
 def distillation_loss(
-    student: tuple[torch.Tensor, ...], teacher: tuple[torch.Tensor, ...], temperature: float
+    student: tuple[torch.Tensor, ...],
+    teacher: tuple[torch.Tensor, ...],
+    temperature: float,
+    taught: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """Summed over the heads: how far the student's softened probabilities are from the
     teacher's (KL divergence, times temperature squared so its gradients keep the scale of
-    the labels' cross-entropy). Every crop counts, labelled or not."""
+    the labels' cross-entropy). Every crop counts, labelled or not, or only those ``taught``
+    marks (none marked: zero)."""
+    if taught is not None:
+        if not taught.any():
+            return student[0].sum() * 0.0
+        student = tuple(s[taught] for s in student)
+        teacher = tuple(t[taught] for t in teacher)
     terms = [
         F.kl_div(
             F.log_softmax(s / temperature, dim=1),

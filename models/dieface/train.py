@@ -121,7 +121,9 @@ def batch_loss(
     upright: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """The summed loss of the heads (and of the teacher's probabilities, when one teaches)
-    on an augmented batch; ``upright`` marks the crops turned only a little."""
+    on an augmented batch; ``upright`` marks the crops turned only a little, which the
+    teacher does not teach: it learned dice seen from straight above, and reads a slanted
+    die by its front face."""
     x, recoloured = augment(images, labels["kind"] == 0, generator, cfg, upright)
     labels = labels | {"colour": torch.where(recoloured, spec.UNKNOWN, labels["colour"])}
     x = (x - MEAN) / STD
@@ -130,7 +132,8 @@ def batch_loss(
     if teacher is not None:
         with torch.no_grad():
             taught = teacher(x)
-        losses["teacher"] = distil.distillation_loss(outputs, taught, cfg.temperature)
+        overhead = None if upright is None else ~upright
+        losses["teacher"] = distil.distillation_loss(outputs, taught, cfg.temperature, overhead)
     return torch.stack(list(losses.values())).sum()
 
 

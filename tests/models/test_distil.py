@@ -119,6 +119,37 @@ def test_the_distillation_term_is_zero_only_when_the_student_agrees() -> None:
     assert float(distillation_loss(other, teacher, 2.0)) > 0.01
 
 
+def test_the_distillation_term_counts_only_the_crops_taught() -> None:
+    torch.manual_seed(0)
+    teacher = tuple(torch.randn(6, len(c)) for c in spec.HEADS.values())
+    student = tuple(t.clone() for t in teacher)
+    for s in student:
+        s[3:] += 5 * torch.randn_like(s[3:])  # only the last three disagree
+    first = torch.tensor([True, True, True, False, False, False])
+    assert float(distillation_loss(student, teacher, 2.0, first)) == pytest.approx(0.0, abs=1e-6)
+    assert float(distillation_loss(student, teacher, 2.0, ~first)) > 0.01
+    assert float(distillation_loss(student, teacher, 2.0, torch.zeros(6, dtype=torch.bool))) == 0.0
+
+
+def test_the_teacher_does_not_teach_crops_held_upright() -> None:
+    """Every crop upright: no teacher term, so the loss is the labels' alone."""
+    torch.manual_seed(0)
+    teacher = from_onnx(DEFAULT_MODEL)
+    crops = torch.as_tensor(np.load(check_path(DEFAULT_MODEL))["crops"])
+    labels = {name: torch.full((len(crops),), -1) for name in spec.HEADS}
+    labels["kind"] = torch.zeros(len(crops), dtype=torch.int64)
+    student = slimmed(teacher, SLIM).eval()  # no dropout: the two losses see the same net
+    cfg = TrainConfig(max_scale=0.0, max_shift=0.0, blur=0.0, grey=0.0, swap=0.0)
+    upright = torch.ones(len(crops), dtype=torch.bool)
+
+    def loss(taught: torch.nn.Module | None, held: torch.Tensor | None) -> float:
+        generator = torch.Generator().manual_seed(0)
+        return float(batch_loss(student, crops, labels, generator, cfg, taught, held))
+
+    assert loss(teacher, upright) == pytest.approx(loss(None, upright))
+    assert loss(teacher, ~upright) > loss(None, ~upright)
+
+
 def test_a_taught_step_moves_the_student_towards_the_teacher(tmp_path: Path) -> None:
     torch.manual_seed(0)
     torch.set_num_threads(1)
