@@ -28,6 +28,9 @@ READS = (1, 2)
 SAME_SHAPE = 0.02  # frames whose width/height differs from the calibration's by more: refused
 WORK_LONG_SIDE = 320  # calibration looks at a copy this wide: the felt is large
 MODE_BIN = 8.0  # Lab units per bin of the histogram that finds the felt's colour
+# a felt within this share of its convex hull's area is a whole tray less a shadowed corner
+# or a die at its edge: its outline is the hull
+NOTCH = 0.03
 # A die's side as a share of the felt's shorter side when no die lies in the calibration
 # photo to measure (a 16 mm die, seen with a little of its sides, on 18 cm of felt);
 # frames then measure their own dice when they can.
@@ -321,12 +324,16 @@ def fill_holes(mask: np.ndarray) -> np.ndarray:
 
 
 def outline(region: np.ndarray) -> np.ndarray:
-    """The felt's outline as a polygon of its corners (not its convex hull: where the felt
-    leaks into a wall of its colour, a hull would take in the whole wall)."""
+    """The felt's outline as a polygon of its corners: its convex hull when that is only
+    ``NOTCH`` larger (a corner too dark to pass for felt is still felt), else the region's
+    own (where the felt leaks into a wall of its colour, a hull would take in the wall)."""
     contours, _ = cv2.findContours(
         region.astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
     )
     contour = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(contour)
+    if cv2.contourArea(hull) <= (1 + NOTCH) * cv2.contourArea(contour):
+        contour = hull
     return cv2.approxPolyDP(contour, 0.005 * cv2.arcLength(contour, True), True).reshape(-1, 2)
 
 

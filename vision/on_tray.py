@@ -17,7 +17,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.empty_tray import LIGHT_RANGE, MOVED_DICE, Difference, View
-from vision.segment import LINE, _Shape, fill, split
+from vision.segment import LINE, _Shape, fill, is_double, split
 
 Box = tuple[float, float, float, float]
 
@@ -41,6 +41,12 @@ class TrayDice:
     occluded: set[int] = field(default_factory=set)
     notes: list[str] = field(default_factory=list)
     left_out: list[Box] = field(default_factory=list)  # phantoms: nothing new there
+
+    def remove(self, index: int) -> None:
+        """Drop box ``index``, the later boxes' marks following it."""
+        del self.boxes[index], self.scores[index]
+        self.unsure = {j - (j > index) for j in self.unsure if j != index}
+        self.occluded = {j - (j > index) for j in self.occluded if j != index}
 
 
 def where(box: Box) -> str:
@@ -90,9 +96,39 @@ def on_tray(
     found = TrayDice([b for b, _ in kept], [s for _, s in kept], left_out=[b for b, _ in left_out])
     side = tray.die_side * difference.scale
     add_missed(found, difference, side)
+    doubles = take_doubles(found)
     if expected is not None:
+        restore_doubles(found, doubles, expected)
         fit_count(found, difference, side, expected)
     return found
+
+
+def take_doubles(found: TrayDice) -> list[tuple[Box, float]]:
+    """Take out, and return, each box lying mostly inside an earlier one: a second peak on
+    the same die, or a die half hidden by its neighbour."""
+    kept: list[Box] = []
+    doubles: list[int] = []
+    for i, box in enumerate(found.boxes):
+        if is_double(box, kept):
+            doubles.append(i)
+        else:
+            kept.append(box)
+    taken = [(found.boxes[i], found.scores[i]) for i in doubles]
+    for i in reversed(doubles):
+        found.remove(i)
+    return taken
+
+
+def restore_doubles(found: TrayDice, doubles: list[tuple[Box, float]], want: int) -> None:
+    """Too few dice: a box lying mostly inside another is then likelier a die half hidden
+    by its neighbour than a second look at the same die; the surest such boxes are taken
+    back, as many as are missing, flagged to check."""
+    doubles = sorted(doubles, key=lambda d: -d[1])
+    for box, score in doubles[: max(0, want - len(found.boxes))]:
+        found.boxes.append(box)
+        found.scores.append(score)
+        found.unsure.add(len(found.boxes) - 1)
+        found.notes.append(f"two dice lying close together at {where(box)}: check them")
 
 
 @dataclass(frozen=True)
@@ -231,10 +267,7 @@ def fit_count(found: TrayDice, difference: Difference, side: float, want: int) -
                     "looks least like a die and was left out"
                 )
                 found.left_out.append(found.boxes[i])
-                for name in ("boxes", "scores"):
-                    del getattr(found, name)[i]
-                found.unsure = {j - (j > i) for j in found.unsure if j != i}
-                found.occluded = {j - (j > i) for j in found.occluded if j != i}
+                found.remove(i)
     elif have < want:
         scale = difference.scale
         regions = regions_of(new_mask(difference), difference, side)

@@ -128,7 +128,9 @@ def find_dice(
     dice = on_tray(detected, tray, difference, expected)
     notes = view_notes(tray, view, difference)
     marks = [(i in dice.unsure, i in dice.occluded) for i in range(len(dice.boxes))]
-    segmentation = from_boxes(frame, dice.boxes, tray.felt, marks, small, difference.lab)
+    segmentation = from_boxes(
+        frame, dice.boxes, tray.felt, marks, small, difference.lab, doubles_checked=True
+    )
     lit = LIGHT_RANGE[0] <= difference.light <= LIGHT_RANGE[1]
     return Found(segmentation, (*notes, *dice.notes), view, small, distrust=not lit)
 

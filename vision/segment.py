@@ -359,6 +359,7 @@ def from_boxes(
     marks: Sequence[tuple[bool, bool]] | None = None,
     small: np.ndarray | None = None,
     small_lab: np.ndarray | None = None,
+    doubles_checked: bool = False,
 ) -> Segmentation:
     """A segmentation of a BGR frame from boxes found by a detector (frame pixels): the
     same shrunk Lab copy as :func:`segment` makes uncalibrated; without a calibration's
@@ -374,7 +375,8 @@ def from_boxes(
     and dropped; where boxes overlap less, the earlier box keeps the pixels. ``marks``: for
     each box whether it is ``unsure`` and ``occluded`` (the calibrated tray's hints);
     ``small``: the frame's working copy when one was made already (the empty tray's), and
-    ``small_lab`` its Lab."""
+    ``small_lab`` its Lab. ``doubles_checked``: the boxes' second peaks were already
+    weighed (a calibrated tray's, :func:`vision.on_tray.on_tray`), so none is dropped."""
     height, width = frame.shape[:2]
     if small is None:
         small = shrink(frame, work_scale(frame.shape, None))
@@ -404,7 +406,7 @@ def from_boxes(
     for k, box in enumerate(boxes):
         unsure, hidden = marks[k] if marks is not None else (False, False)
         found = clip_box(box, scale, (width, height), (work_w, work_h))
-        if found is None or any(inside_share(found[0], b.box) > DOUBLE_SHARE for b in blobs):
+        if found is None or (not doubles_checked and is_double(found[0], [b.box for b in blobs])):
             continue
         (x0, y0, x1, y1), window = found
         piece = box_mask(unlike[window])
@@ -459,6 +461,11 @@ def boxes_lab(
         shade = None if light is None else light[window]
         unlike[window] = felt.distance(lab[window], shade) > FELT_DISTANCE
     return lab, unlike
+
+
+def is_double(box: Box, better: Sequence[Box]) -> bool:
+    """The box lies mostly inside one of the ``better`` boxes: a second peak on its die."""
+    return any(inside_share(box, other) > DOUBLE_SHARE for other in better)
 
 
 def inside_share(box: Box, other: Box) -> float:

@@ -40,6 +40,13 @@ def register(sub: Commands) -> None:
         "--enrolment", metavar="FILE", help="read with the table's own dice (yamscope enrol)"
     )
     evs.add_argument(
+        "--dice",
+        type=int,
+        metavar="N",
+        help="every photo holds N dice, as the game tells the appliance: a calibrated tray "
+        "then explains a count that is off (default: not told)",
+    )
+    evs.add_argument(
         "--no-calibration",
         action="store_true",
         help="synthetic sets: read without calibrating on each empty tray",
@@ -66,6 +73,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     if args.limit is not None and args.limit < 1:
         raise UsageError("--limit must be at least 1")
+    if args.dice is not None and args.dice < 1:
+        raise UsageError("--dice must be at least 1")
     try:
         calibration = load_calibration(args.calibration) if args.calibration else None
         return evaluate_dataset(
@@ -83,6 +92,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             calibration=calibration,
             resize=_size(args.resize) if args.resize else None,
             enrolment=Path(args.enrolment) if args.enrolment else None,
+            dice=args.dice,
         )
     except (DatasetError, VisionError) as exc:
         raise UsageError(str(exc)) from None

@@ -411,6 +411,7 @@ def evaluate(
     calibration: Calibration | None = None,
     resize: tuple[int, int] | None = None,
     enrolment: Path | None = None,
+    dice: int | None = None,
 ) -> tuple[Tally, dict[str, Any]]:
     """Read every photo of ``dataset`` (the first ``limit``) and tally the result; also
     returns how it was read (model, kinds, calibration). ``kinds``: the kinds of dice in
@@ -421,8 +422,10 @@ def evaluate(
     every photo is read with this one (real photos of one calibrated tray). ``resize``:
     each photo and its labels are first scaled to this (width, height), as a camera of
     another resolution would see them. ``enrolment``: the table's own value head to read
-    with (vision/enrolment.py; BadEnrolmentError when it cannot be). OpenCV runs on one
-    thread meanwhile, as the model does.
+    with (vision/enrolment.py; BadEnrolmentError when it cannot be). ``dice``: every photo
+    holds this many, as a game's rulebook tells the appliance (a calibrated tray then
+    accounts for a count that is off). OpenCV runs on one thread meanwhile, as the model
+    does.
 
     Long: one loop over the photos, tallying every measure the report prints."""
     from tqdm import tqdm
@@ -443,6 +446,7 @@ def evaluate(
         )
         if enrolment is not None:
             recogniser.reader.enrol(load_enrolment(enrolment, recogniser.reader.path))
+    recogniser.expected = dice
     calibrate_each = calibrated and synthetic and calibration is None
     tally = Tally()
     failed_calibrations = 0
@@ -486,6 +490,7 @@ def evaluate(
         "calibration": None if calibration is None else "given",
         "resized": None if resize is None else f"{resize[0]}x{resize[1]}",
         "enrolment": None if enrolment is None else str(enrolment),
+        "dice_thrown": dice,
         "field_of_view": "the labels'" if field_of_view is None else field_of_view,
         "calibration_failed": failed_calibrations,
     }

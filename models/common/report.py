@@ -69,6 +69,8 @@ def report_lines(result: dict[str, Any]) -> list[str]:
         calibration += f", photos scaled to {result['resized']}"
     if result["enrolment"]:
         calibration += f", enrolled ({result['enrolment']})"
+    if result.get("dice_thrown"):
+        calibration += f", {result['dice_thrown']} dice thrown"
     if result["calibration_failed"]:
         calibration += f" ({result['calibration_failed']} could not be: read without)"
     lines = [

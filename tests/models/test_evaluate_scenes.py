@@ -20,6 +20,7 @@ from models.common.photos import default_root
 from models.common.report import silent_line
 from models.synth.dataset import write_dataset
 from vision.reading import ReadDie, Reading
+from vision.recognise import Recogniser
 
 RUNE55_TEST = default_root() / "test"
 
@@ -432,6 +433,21 @@ def test_evaluate_reads_photos_with_a_calibration_and_scaled(
     scaled = json.loads(capsys.readouterr().out)
     assert scaled["sizes"] == {"640x480": 1} and scaled["resized"] == "640x480"
     assert scaled["detection"]["labelled"] == 3
+
+
+def test_evaluate_tells_the_tray_how_many_dice_were_thrown(
+    scenes: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", str(scenes), "--limit", "1", "--out", str(tmp_path)]
+    assert main([*args, "--dice", "10"]) == 0
+    assert ", 10 dice thrown" in capsys.readouterr().out
+    assert main([*args, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["dice_thrown"] is None
+    recogniser = Recogniser(coloured=True, kinds=("d10",))
+    evaluate(open_dataset(scenes), limit=1, progress=False, recogniser=recogniser, dice=10)
+    assert recogniser.expected == 10
+    assert main([*args, "--dice", "0"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
 
 
 @pytest.mark.parametrize("size", ["640", "10x10", "axb"])

@@ -176,3 +176,26 @@ def test_a_lens_wider_than_the_models_learned_is_pointed_out() -> None:
     assert calibration.summary()["wider_than_trained"] is False  # 52°, the default
     wide = replace(calibration, field_of_view=86.0)  # a Camera Module 3 Wide in 4:3
     assert wide.summary()["wider_than_trained"] is True
+
+
+def tray_with_a_dark_corner() -> np.ndarray:
+    """A 480x360 photo of green felt inside a wooden rim, its bottom left corner in the
+    deep shadow of the walls (a quarter disc, as a lamp's falls off)."""
+    import cv2
+
+    rng = np.random.default_rng(3)
+    image = np.empty((360, 480, 3), np.float32)
+    image[:] = (40, 80, 130)
+    image[40:320, 50:430] = (60, 140, 70)
+    shadow = np.ones((360, 480), np.float32)
+    cv2.circle(shadow, (50, 320), 80, 0.3, -1)
+    image *= cv2.GaussianBlur(shadow, (0, 0), 3)[..., None]
+    image += rng.normal(0, 2, image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+def test_a_corner_too_dark_to_pass_for_felt_is_still_felt() -> None:
+    mask = calibrate(tray_with_a_dark_corner()).area_mask(480, 360)
+    assert mask[269, 101]  # in the shadow, within the felt's hull
+    assert not mask[20, 20] and not mask[340, 460]  # the rim stays out
+    assert mask.sum() < 1.05 * 380 * 280

@@ -241,6 +241,24 @@ def test_two_touching_dice_under_one_box_are_told_apart_when_one_is_missing(
     assert any("two touching dice" in note for note in reading.notes)
 
 
+def test_a_die_half_hidden_by_its_neighbour_is_kept_only_when_one_is_missing(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    """The detector boxes a die lying on another inside its neighbour's box: without the
+    count a second look at the same die, with it the missing die, flagged."""
+    empty, calibration = tray
+    frame, (die,) = with_dice(empty, (150, 140), side=48)
+    hidden = (die[0] + 14, die[1] + 14, die[2] + 4, die[3] + 4)  # 71 % inside the die's box
+    finder = Boxes([(die, 0.85), (hidden, 0.6)])
+    assert len(recognise(frame, calibration, kinds=("d6",), finder=finder).dice) == 1
+    once = recognise(frame, calibration, kinds=("d6",), finder=finder, expected=1)
+    assert len(once.dice) == 1 and once.notes == ()
+    reading = recognise(frame, calibration, kinds=("d6",), finder=finder, expected=2)
+    assert sorted(d.box for d in reading.dice) == sorted([die, hidden])
+    assert "unsure" in next(d for d in reading.dice if d.box == hidden).flags
+    assert any("two dice lying close together" in note for note in reading.notes)
+
+
 # -- the appliance follows the tray ---------------------------------------------------------
 
 
