@@ -150,8 +150,21 @@ def _summary_training(weights: Path) -> dict[str, Any]:
             "one cross-entropy per head (label smoothing "
             f"{cfg['label_smoothing']}), each over the crops that carry its label, summed; the "
             "value head is plain cross-entropy over all ten values for d6 and d10 alike"
+            + _taught(cfg, summary.get("teacher_version"))
         ),
     }
+
+
+def _taught(cfg: dict[str, Any], version: str | None) -> str:
+    """The card's words for ``yamscope train --teacher``."""
+    if not cfg.get("teacher"):
+        return ""
+    which = f"die-face {version}" if version else cfg["teacher"]
+    held = " on the crops not held upright" if cfg.get("slanted") else ""
+    return (
+        f"; plus the KL divergence from the probabilities of a teacher ({which}), at "
+        f"temperature {cfg.get('temperature', 2.0):g}{held}"
+    )
 
 
 def _backbone(cfg: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ resumes where it stopped, and ``best.pt`` keeps the weights of the epoch with th
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -292,6 +293,14 @@ def initial_model(
     return model
 
 
+def card_version(model: Path) -> str | None:
+    """The version on the card beside an ONNX model (None: no card, or none said)."""
+    card = model.with_suffix(".json")
+    if not card.is_file():
+        return None
+    return json.loads(card.read_text(encoding="utf-8")).get("version")
+
+
 def fit(
     train: CropSet,
     valid: dict[str, CropSet],
@@ -326,6 +335,7 @@ def fit(
         "config": cfg.__dict__,
         "weights": str(weights) if weights is not None else None,
         "rendered_scenes": describe_folders(cfg.scenes),
+        "teacher_version": card_version(Path(cfg.teacher)) if cfg.teacher else None,
     }
     return loop.train(task, out, plan, about, resume, progress, device)
 
