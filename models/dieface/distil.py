@@ -11,6 +11,7 @@ probabilities carry some of that to the student on every crop it is shown.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -35,15 +36,23 @@ def _convs_of(features: nn.Sequential) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]
 def onnx_layers(
     path: Path,
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, tuple[np.ndarray, np.ndarray]]]:
-    """The (weight, bias) of every Conv of an exported float model, in order, and of every
-    Gemm by its module path ("kind", "head/head.1"): what is needed to rebuild a model whose
-    checkpoint is gone. ValueError for a file that is not ONNX."""
+    """The (weight, bias) of every Conv of an exported model, in order, and of every Gemm by
+    its module path ("kind", "head/head.1"): what is needed to rebuild a model whose
+    checkpoint is gone; an int8 file is read through its float copy (``int8.dequantise``).
+    ValueError for a file that is not ONNX."""
     try:
         graph = onnx.load(str(path)).graph
     except OSError:
         raise
     except Exception as exc:  # protobuf raises its own types for a file that is not ONNX
         raise ValueError(f"{path}: not an ONNX file ({exc})") from None
+    if any(node.op_type == "DequantizeLinear" for node in graph.node):
+        from models.dieface.int8 import dequantise
+
+        with tempfile.TemporaryDirectory() as folder:
+            float_copy = Path(folder) / path.name
+            dequantise(path, float_copy)
+            return onnx_layers(float_copy)
     stored = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
 
     def pair(node: onnx.NodeProto) -> tuple[np.ndarray, np.ndarray]:

@@ -188,7 +188,7 @@ LITE0_CREDIT = {
 }
 ROBOFLOW_CREDIT = {
     "name": "roboflow-dice-d6 (colour photos of d6 with pips, 239 photos, YOLO boxes)",
-    "credit": '"Dice" v3 public dataset exported from Roboflow Universe, via '
+    "credit": '"Dice" v3 public dataset exported from Roboflow Universe, CC BY 4.0, via '
     "github.com/Epanemu/GameDiceRecognition (folder Dice-3)",
     "licence": "CC BY 4.0",
 }
@@ -277,7 +277,16 @@ def card(
             "cross-entropy over all ten, so a d6 rarely puts weight on 7..10 anyway"
         ),
         "training_data": [
-            *([LITE0_CREDIT] if "Lite0" in training.get("backbone", "") else []),
+            {
+                "name": "Rune55 v3 (d6 with pips, 5,909 photos, YOLO boxes)",
+                "credit": RUNE55_CREDIT,
+                "licence": "CC BY 4.0",
+                "used": (
+                    "train split for weights (kind and value heads), valid split to pick the "
+                    "epoch; test held out"
+                ),
+                "leakage": leakage,
+            },
             *(
                 [
                     ROBOFLOW_CREDIT
@@ -289,16 +298,7 @@ def card(
                 if training.get("colour_repeats")
                 else []
             ),
-            {
-                "name": "Rune55 v3 (d6 with pips, 5,909 photos, YOLO boxes)",
-                "credit": RUNE55_CREDIT,
-                "licence": "CC BY 4.0",
-                "used": (
-                    "train split for weights (kind and value heads), valid split to pick the "
-                    "epoch; test held out"
-                ),
-                "leakage": leakage,
-            },
+            *([LITE0_CREDIT] if "Lite0" in training.get("backbone", "") else []),
             *(
                 [
                     {

@@ -7,6 +7,7 @@ Needs the `train` extra, as tests/models/test_train.py (fails, not skips, withou
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -63,13 +64,20 @@ def test_the_teacher_read_back_computes_what_onnxruntime_does(tmp_path: Path) ->
 
 
 def test_the_shipped_model_teaches_as_it_reads() -> None:
+    """Its answers, within what int8 activations round off (0.25 of a logit; a float file
+    within 0.001)."""
     crops = np.load(check_path(DEFAULT_MODEL))["crops"]
     x = normalise(crops)
+    card = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text(encoding="utf-8"))
+    tolerance = 0.25 if card["weights"].startswith("int8") else 1e-3
     with torch.no_grad():
         back = from_onnx(DEFAULT_MODEL)(x)
     for ours, theirs in zip(back, _onnx_logits(DEFAULT_MODEL, x), strict=True):
-        assert np.array_equal(ours.numpy().argmax(1), theirs.argmax(1))
-        np.testing.assert_allclose(ours.numpy(), theirs, atol=1e-3)
+        top = np.sort(theirs, axis=1)
+        clear = top[:, -1] - top[:, -2] > 2 * tolerance  # no near tie the rounding may flip
+        assert clear.sum() >= len(theirs) // 2
+        assert np.array_equal(ours.numpy().argmax(1)[clear], theirs.argmax(1)[clear])
+        np.testing.assert_allclose(ours.numpy(), theirs, atol=tolerance)
 
 
 @pytest.mark.parametrize("name", ["not-onnx", "detector"])
