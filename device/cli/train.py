@@ -126,8 +126,8 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
     trn.add_argument(
         "--teacher",
         metavar="ONNX",
-        help="a float die-face model that teaches: the net starts from its strongest filters "
-        "(unless --weights) and learns its probabilities beside the labels, on every crop "
+        help="a die-face model (float or int8) that teaches: the net starts from its strongest "
+        "filters (unless --weights) and learns its probabilities beside the labels, on every crop "
         "but those kept upright (--slanted)",
     )
 

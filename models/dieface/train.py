@@ -72,7 +72,7 @@ class TrainConfig:
     rune55_repeats: int = 1  # Rune55's train crops appear this many times in each epoch
     colour_repeats: int = 0  # and roboflow-dice-d6's colour photos this many (0: not used)
     widths: tuple[int, int, int, int] = DieFaceNet.WIDTHS  # the net's channels (net.py)
-    # a float die-face ONNX file that teaches (distil.py): with no --weights the net
+    # a die-face ONNX file (float or int8) that teaches (distil.py): with no --weights the net
     # starts from its strongest filters, and learns its probabilities beside the labels
     teacher: str = ""
     temperature: float = 2.0  # the softening of the teacher's and the student's logits
