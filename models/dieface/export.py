@@ -31,6 +31,7 @@ from models.dieface.pretrained import BLOCKS, NECK
 from models.dieface.sample import balanced_sample
 from models.dieface.scene_crops import describe_folders
 from models.dieface.train import load_model
+from models.synth.glyphs import FONTS
 from models.synth.layout import NARROW_CAMERA, SLANTED_CAMERA, WIDE_CAMERA
 from models.training import onnx_export
 from models.training.card import count_parameters, export_fields, header, today, write_card
@@ -133,6 +134,7 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "colour_repeats": cfg.get("colour_repeats", 0),
         "slanted_scenes": cfg.get("slanted", 0),
         "upright_turn_degrees": cfg.get("upright_turn", 20.0),
+        "numeral_styles": summary.get("numeral_styles", len(FONTS)),
         "backbone": _backbone(cfg),
         # measured where it trained (a GPU run's folders are not here); older runs: here
         "rendered_scenes": summary.get("rendered_scenes")
@@ -204,6 +206,16 @@ def _slanted(training: dict[str, Any]) -> str:
         f"; and {scenes} scenes seen by a camera {low:g}-{high:g} degrees from straight down "
         "(synth_crops.slanted_crops, cocked unlabelled), they and the photos turned by at "
         f"most {training.get('upright_turn_degrees', 20.0):g} degrees in training"
+    )
+
+
+def _typefaces(styles: int) -> str:
+    """The card's words for ``yamscope train --typefaces``."""
+    if styles <= len(FONTS):
+        return ""
+    return (
+        f"; the d10's numerals drawn in {len(FONTS)} stroke styles and {styles - len(FONTS)} "
+        "real typefaces (models/synth/numerals.py)"
     )
 
 
@@ -326,6 +338,7 @@ def card(
                     "the runtime's crop; see models/dieface/synth_crops.py"
                     + _overhead(training.get("wide_share", 0.0))
                     + _slanted(training)
+                    + _typefaces(training.get("numeral_styles", len(FONTS)))
                 ),
             },
         ],

@@ -34,6 +34,7 @@ from models.dieface.pretrained import Lite0FaceNet, is_lite0
 from models.dieface.scene_crops import describe_folders, folders_crops
 from models.dieface.spec import MEAN, STD
 from models.dieface.synth_crops import CropSet
+from models.synth.glyphs import font_count
 from models.synth.layout import SLANTED_CAMERA
 from models.training import loop
 from models.training.loop import Pick, Plan
@@ -336,6 +337,7 @@ def fit(
         "weights": str(weights) if weights is not None else None,
         "rendered_scenes": describe_folders(cfg.scenes),
         "teacher_version": card_version(Path(cfg.teacher)) if cfg.teacher else None,
+        "numeral_styles": font_count(),  # more than the stroke ones: --typefaces
     }
     return loop.train(task, out, plan, about, resume, progress, device)
 
