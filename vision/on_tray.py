@@ -29,6 +29,9 @@ REGION = 0.4  # a region of difference this many dice large (in area) may be a d
 WALL = 5.0  # a region this many dice large touching the felt's edge: the wall, not dice
 PAIR = 1.6  # a region this many dice large under one box holds two touching dice
 DETAILED = 0.3  # a region a box misses is a die when its new detail spans this much of one
+# a box inside a better one whose centre is this many die sides off the better one's may be
+# a second die half hidden by the first; nearer, it is a second look at the same die
+ASIDE = 0.2
 
 
 @dataclass
@@ -47,6 +50,12 @@ class TrayDice:
         del self.boxes[index], self.scores[index]
         self.unsure = {j - (j > index) for j in self.unsure if j != index}
         self.occluded = {j - (j > index) for j in self.occluded if j != index}
+
+
+def centre_distance(box: Box, other: Box) -> float:
+    return float(
+        np.hypot(box[0] + box[2] - other[0] - other[2], box[1] + box[3] - other[1] - other[3]) / 2
+    )
 
 
 def where(box: Box) -> str:
@@ -98,7 +107,7 @@ def on_tray(
     add_missed(found, difference, side)
     doubles = take_doubles(found)
     if expected is not None:
-        restore_doubles(found, doubles, expected)
+        restore_doubles(found, doubles, expected, tray.die_side)
         fit_count(found, difference, side, expected)
     return found
 
@@ -119,12 +128,19 @@ def take_doubles(found: TrayDice) -> list[tuple[Box, float]]:
     return taken
 
 
-def restore_doubles(found: TrayDice, doubles: list[tuple[Box, float]], want: int) -> None:
-    """Too few dice: a box lying mostly inside another is then likelier a die half hidden
-    by its neighbour than a second look at the same die; the surest such boxes are taken
-    back, as many as are missing, flagged to check."""
-    doubles = sorted(doubles, key=lambda d: -d[1])
-    for box, score in doubles[: max(0, want - len(found.boxes))]:
+def restore_doubles(
+    found: TrayDice, doubles: list[tuple[Box, float]], want: int, die_side: float
+) -> None:
+    """Too few dice: a box lying mostly inside another, its centre ``ASIDE`` of a die off
+    that one's, is then likelier a die half hidden by its neighbour than a second look at
+    the same die; the surest such boxes are taken back, as many as are missing, flagged to
+    check."""
+    aside = [
+        (box, score)
+        for box, score in doubles
+        if min((centre_distance(box, b) for b in found.boxes), default=np.inf) >= ASIDE * die_side
+    ]
+    for box, score in sorted(aside, key=lambda d: -d[1])[: max(0, want - len(found.boxes))]:
         found.boxes.append(box)
         found.scores.append(score)
         found.unsure.add(len(found.boxes) - 1)
