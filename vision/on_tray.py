@@ -53,6 +53,7 @@ class TrayDice:
 
 
 def centre_distance(box: Box, other: Box) -> float:
+    """How far apart the two boxes' centres are, in pixels."""
     return float(
         np.hypot(box[0] + box[2] - other[0] - other[2], box[1] + box[3] - other[1] - other[3]) / 2
     )
