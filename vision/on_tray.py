@@ -106,10 +106,11 @@ def on_tray(
     found = TrayDice([b for b, _ in kept], [s for _, s in kept], left_out=[b for b, _ in left_out])
     side = tray.die_side * difference.scale
     add_missed(found, difference, side)
+    if expected is not None:
+        fit_count(found, difference, side, expected)
     doubles = take_doubles(found)
     if expected is not None:
         restore_doubles(found, doubles, expected, tray.die_side)
-        fit_count(found, difference, side, expected)
     return found
 
 
