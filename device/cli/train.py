@@ -114,7 +114,8 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
         nargs=4,
         metavar="W",
         help="the net's four channel widths (default 16 32 64 128; fewer: faster, see "
-        "docs/speed.md; with --weights the checkpoint's own)",
+        "docs/speed.md; with --weights the checkpoint's own unless given: wider ones widen "
+        "it, each new channel a copy of one of its own, narrower ones slim it)",
     )
     trn.add_argument(
         "--backbone",
@@ -142,6 +143,25 @@ def _rendered_scenes(folder: Path) -> None:
         raise UsageError(f"--scenes: {exc}") from None
     if dataset.format != "synthetic":
         raise UsageError(f"--scenes: {folder} is not a folder of rendered scenes (yamscope render)")
+
+
+def _check_resize(weights: Path, widths: tuple[int, int, int, int]) -> None:
+    """UsageError unless the start ``weights`` can be widened or slimmed to ``widths``: before
+    the crops are cut, not after."""
+    from models.dieface import distil
+    from models.dieface.net import DieFaceNet
+    from models.dieface.train import load_model
+
+    try:
+        start = distil.from_onnx(weights) if weights.suffix == ".onnx" else load_model(weights)
+    except (OSError, ValueError, KeyError, RuntimeError) as exc:
+        raise UsageError(f"--weights: {weights}: {exc}") from None
+    if not isinstance(start, DieFaceNet):
+        raise UsageError("--widths: a Lite0 start has its own widths")
+    try:
+        distil.resized(start, widths)
+    except ValueError as exc:
+        raise UsageError(f"--widths: {exc}") from None
 
 
 def cmd_train(args: argparse.Namespace) -> int:
@@ -186,6 +206,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         if any(w < 1 for w in args.widths):
             raise UsageError(f"--widths are channel counts, 1 or more; not {args.widths}")
         cfg.widths = tuple(args.widths)
+        if args.weights:
+            _check_resize(Path(args.weights), cfg.widths)
     common = {"resume": args.resume, "progress": not args.quiet, "workers": args.workers}
     if args.from_corrections:
         if not args.weights:

@@ -149,6 +149,60 @@ def slimmed(teacher: DieFaceNet, widths: tuple[int, int, int, int]) -> DieFaceNe
     return student
 
 
+def widened(
+    net: DieFaceNet, widths: tuple[int, int, int, int], noise: float = 0.02, seed: int = 0
+) -> DieFaceNet:
+    """A wider die-face net that computes what ``net`` does (Net2WiderNet, Chen et al.
+    2016): each added channel copies one of the layer's own, filter and batch norm, and the
+    next layer reads every copy of a channel at an equal share of its weight. Convs, norms,
+    ReLU and max pooling act channel by channel, so the copies stay equal unless their
+    outgoing weights differ: ``noise`` (relative, Gaussian) on the shares lets them learn
+    apart while the start keeps the narrow net's answers."""
+    wider = DieFaceNet(widths)
+    generator = torch.Generator().manual_seed(seed)
+
+    def shares(weight: torch.Tensor, copies: torch.Tensor, of: torch.Tensor) -> torch.Tensor:
+        """``weight``'s input channels ``of`` (dim 1), each divided among its copies."""
+        taken = weight[:, of] / copies[of].view(1, -1, *[1] * (weight.ndim - 2))
+        shared = (copies[of] > 1).view(1, -1, *[1] * (weight.ndim - 2))
+        jitter = 1 + noise * torch.randn(taken.shape, generator=generator)
+        return torch.where(shared, taken * jitter, taken).clone()
+
+    of = torch.arange(spec.CHANNELS)
+    copies = torch.ones(spec.CHANNELS)
+    for (conv, norm), (w_conv, w_norm) in zip(
+        _convs_of(net.features), _convs_of(wider.features), strict=True
+    ):
+        n, m = conv.out_channels, w_conv.out_channels
+        extra = torch.randint(n, (m - n,), generator=generator)
+        w_conv.weight.data = shares(conv.weight.data, copies, of)
+        pick = torch.cat([torch.arange(n), extra])
+        w_conv.weight.data = w_conv.weight.data[pick].clone()
+        for name in ("weight", "bias", "running_mean", "running_var"):
+            getattr(w_norm, name).data = getattr(norm, name).data[pick].clone()
+        of, copies = pick, torch.bincount(pick, minlength=n).float()
+    for name, head in wider.heads.items():
+        head.weight.data = shares(net.heads[name].weight.data, copies, of)
+        head.bias.data = net.heads[name].bias.data.clone()
+    return wider
+
+
+def resized(net: DieFaceNet, widths: tuple[int, int, int, int]) -> DieFaceNet:
+    """``net`` at other ``widths``: the same net, :func:`widened` where every width is at
+    least its own, :func:`slimmed` where every width is at most; ValueError otherwise."""
+    own = DieFaceNet.widths_of(net.state_dict())
+    if tuple(widths) == own:
+        return net
+    if all(w >= o for w, o in zip(widths, own, strict=True)):
+        return widened(net, widths)
+    if all(w <= o for w, o in zip(widths, own, strict=True)):
+        return slimmed(net, widths)
+    raise ValueError(
+        f"widths {' '.join(map(str, widths))} are neither all wider nor all narrower than "
+        f"the start's {' '.join(map(str, own))}"
+    )
+
+
 def distillation_loss(
     student: tuple[torch.Tensor, ...],
     teacher: tuple[torch.Tensor, ...],

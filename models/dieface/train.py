@@ -72,7 +72,8 @@ class TrainConfig:
     wide_share: float = 0.0
     rune55_repeats: int = 1  # Rune55's train crops appear this many times in each epoch
     colour_repeats: int = 0  # and roboflow-dice-d6's colour photos this many (0: not used)
-    widths: tuple[int, int, int, int] = DieFaceNet.WIDTHS  # the net's channels (net.py)
+    # the net's channels (net.py); None: the start's own (--weights), else DieFaceNet.WIDTHS
+    widths: tuple[int, int, int, int] | None = None
     # a die-face ONNX file (float or int8) that teaches (distil.py): with no --weights the net
     # starts from its strongest filters, and learns its probabilities beside the labels
     teacher: str = ""
@@ -273,21 +274,25 @@ def initial_model(
 ) -> nn.Module:
     """The net a run starts from: ``weights`` (a checkpoint, or an exported model whose
     checkpoint is gone, its norms restored on the train crops), else Lite0's ImageNet weights
-    (``cfg.backbone``), else the teacher slimmed to ``cfg.widths``, else a fresh net. A Lite0
-    net's first ``cfg.frozen`` layers are not trained: generic strokes, and half the time."""
+    (``cfg.backbone``), else the teacher slimmed to ``cfg.widths``, else a fresh net. A start
+    from ``weights`` at other ``cfg.widths`` is widened or slimmed to them (distil.resized).
+    A Lite0 net's first ``cfg.frozen`` layers are not trained: generic strokes, and half the
+    time."""
     if weights is not None and weights.suffix == ".onnx":
         model = distil.from_onnx(weights)
         sample = torch.randperm(len(train), generator=torch.Generator().manual_seed(cfg.seed))
         restore_norms(model, [normalise(train.images[i.numpy()]) for i in sample[:1024].split(256)])
-        return model
+        return model if cfg.widths is None else distil.resized(model, cfg.widths)
     if weights is not None:
         model = load_model(weights)
+        if cfg.widths is not None and isinstance(model, DieFaceNet):
+            return distil.resized(model, cfg.widths)
     elif cfg.backbone == "lite0":
         model = Lite0FaceNet(pretrained=True)
     elif teacher is not None:
-        return distil.slimmed(teacher, cfg.widths)
+        return distil.slimmed(teacher, cfg.widths or DieFaceNet.WIDTHS)
     else:
-        return DieFaceNet(cfg.widths)
+        return DieFaceNet(cfg.widths or DieFaceNet.WIDTHS)
     if isinstance(model, Lite0FaceNet):
         for layer in model.trunk[: cfg.frozen]:
             layer.requires_grad_(False)

@@ -21,7 +21,7 @@ except ImportError as exc:  # a clear failure, not a skip: CI must install the t
 
 from device.cli import main as cli
 from models.dieface import spec, synth_crops
-from models.dieface.distil import distillation_loss, from_onnx, slimmed
+from models.dieface.distil import distillation_loss, from_onnx, resized, slimmed, widened
 from models.dieface.export import export_onnx
 from models.dieface.net import DieFaceNet, normalise
 from models.dieface.train import TrainConfig, batch_loss, fit, load_model
@@ -30,6 +30,7 @@ from vision.faces import DEFAULT_MODEL
 from vision.model_check import check_path
 
 SLIM = (8, 12, 16, 24)
+WIDE = (24, 40, 80, 160)
 
 
 def _onnx_logits(path: Path, x: torch.Tensor) -> list[np.ndarray]:
@@ -119,6 +120,42 @@ def test_slimming_keeps_the_strongest_filters_and_their_inputs() -> None:
     assert len(rows) == 1
 
 
+def test_a_widened_net_computes_what_the_narrow_one_did() -> None:
+    torch.manual_seed(2)
+    narrow = DieFaceNet().eval()
+    x = torch.randn(4, 3, 64, 64)
+    exact = widened(narrow, WIDE, noise=0.0).eval()
+    jittered = widened(narrow, WIDE).eval()
+    assert DieFaceNet.widths_of(exact.state_dict()) == WIDE
+    with torch.no_grad():
+        for a, b, c in zip(narrow(x), exact(x), jittered(x), strict=True):
+            torch.testing.assert_close(b, a, rtol=1e-4, atol=1e-5)
+            assert 0 < float((c - a).abs().max()) < 0.1 * float(a.abs().max())
+
+
+def test_a_widened_nets_copies_learn_apart() -> None:
+    """The noise on the shares gives each copy of a channel its own gradient."""
+    torch.manual_seed(3)
+    wide = widened(DieFaceNet().eval(), WIDE).train()
+    sum(o.square().sum() for o in wide(torch.randn(4, 3, 64, 64))).backward()
+    grads = wide.features[0].weight.grad.flatten(1)
+    copies = [j for j in range(16, WIDE[0])]  # the first layer's added channels
+    assert all(
+        not torch.allclose(grads[j], grads[k])
+        for j in copies
+        for k in range(16)
+        if torch.equal(wide.features[0].weight[j], wide.features[0].weight[k])
+    )
+
+
+def test_resizing_refuses_widths_both_wider_and_narrower() -> None:
+    net = DieFaceNet()
+    assert resized(net, DieFaceNet.WIDTHS) is net
+    assert DieFaceNet.widths_of(resized(net, SLIM).state_dict()) == SLIM
+    with pytest.raises(ValueError, match="neither all wider nor all narrower"):
+        resized(net, (24, 16, 64, 128))
+
+
 def test_the_distillation_term_is_zero_only_when_the_student_agrees() -> None:
     torch.manual_seed(0)
     teacher = tuple(torch.randn(5, len(c)) for c in spec.HEADS.values())
@@ -194,10 +231,31 @@ def test_fit_with_a_teacher_saves_a_slim_net_that_loads(tmp_path: Path) -> None:
     ]
 
 
+def test_fit_from_weights_at_wider_widths_saves_the_wider_net(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    images = rng.integers(0, 256, (16, 64, 64, 3), dtype=np.uint8)
+    labels = {name: rng.integers(0, len(c), 16) for name, c in spec.HEADS.items()}
+    crops = synth_crops.CropSet(images, labels)
+    cfg = TrainConfig(epochs=1, batch_size=8, threads=1)
+    fit(crops, {"valid": crops.subset(np.arange(8))}, tmp_path / "a", cfg, progress=False)
+    cfg = TrainConfig(epochs=1, batch_size=8, threads=1, widths=WIDE)
+    start = tmp_path / "a" / "best.pt"
+    fit(
+        crops,
+        {"valid": crops.subset(np.arange(8))},
+        tmp_path / "b",
+        cfg,
+        weights=start,
+        progress=False,
+    )
+    assert DieFaceNet.widths_of(load_model(tmp_path / "b" / "best.pt").state_dict()) == WIDE
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
         (["--teacher", "{tmp}/notes.txt"], "notes.txt: not an ONNX file"),
+        (["--weights", "{model}", "--widths", "24", "16", "64", "128"], "neither all wider"),
         (["--teacher", "{tmp}/missing.onnx"], "No such file"),
         (["--widths", "16", "0", "40", "80"], "--widths are channel counts"),
     ],
@@ -206,7 +264,7 @@ def test_train_refuses_a_bad_teacher_or_widths(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], message: str
 ) -> None:
     (tmp_path / "notes.txt").write_text("not a model", encoding="utf-8")
-    extra = [e.format(tmp=tmp_path) for e in extra]
+    extra = [e.format(tmp=tmp_path, model=DEFAULT_MODEL) for e in extra]
     out = tmp_path / "run"
     assert cli(["train", "--out", str(out), "--quiet", *extra]) == 2
     err = capsys.readouterr().err
