@@ -81,8 +81,9 @@ def test_a_steeply_seen_die_is_read_from_its_top_face(
     it right from its top face: the pipeline must do the latter. Die-face 2.5.0 misreads such
     a die from the whole box on 9 of the 150 trays (1, 16, 22, 61, 77, 82, 107, 108, 130) and
     reads every one right from the top face (2.3.1: 1, 16, 40, 51, 61, 82, 101, 107, 130, and
-    82 wrong from the top face too); when a model ships that reads these right anyway, run
-    this body over range(150) and pick two it still misreads."""
+    82 wrong from the top face too); 2.6.0 still misreads these two so. When a model ships
+    that reads these right anyway, run this body over range(150) and pick two it still
+    misreads."""
     import numpy as np
 
     from device.camera.simulated_source import calibrate_tray
