@@ -54,7 +54,8 @@ def test_session_input_and_outputs_are_as_named() -> None:
     features = outputs.pop("features")  # what a table's enrolment is fitted on
     assert outputs == {name: len(classes) for name, classes in spec.HEADS.items()}
     (pooled,) = sess.run(["features"], {spec.INPUT_NAME: np.zeros((2, 3, 64, 64), np.float32)})
-    assert pooled.shape == (2, 128) and features in ("features", 128)
+    size = json.loads((MODELS / "dieface.json").read_text(encoding="utf-8"))["features"]["size"]
+    assert pooled.shape == (2, size) and features in ("features", size)
     # a free batch size: all dice of a throw in one call
     logits = evaluate.outputs(sess, np.zeros((7, 64, 64, 3), np.uint8))
     assert logits["value"].shape == (7, 10)
