@@ -1,4 +1,5 @@
-"""A narrower die-face net taught by the shipped one (knowledge distillation).
+"""A narrower die-face net taught by the shipped one (knowledge distillation), and a wider
+one started from a checkpoint so that it computes what the checkpoint does (:func:`widened`).
 
 Why: on a machine without AVX-512 VNNI the int8 kernels saturate (docs/speed.md), so the
 model ships as float32, and there ten crops of the full-width net take ~18 ms on one core,
