@@ -76,23 +76,31 @@ def _size(text: str, option: str = "--resize") -> tuple[int, int]:
     return width, height
 
 
-def add_typefaces_flag(parser: argparse.ArgumentParser) -> None:
+def add_look_flags(parser: argparse.ArgumentParser) -> None:
+    """The generator's options beyond the appliance's own dice, for training and its tests."""
     parser.add_argument(
         "--typefaces",
         action="store_true",
         help="draw the synthetic d10's numerals in 29 real typefaces too "
         "(models/synth/numerals.py), not only the four stroke styles",
     )
+    parser.add_argument(
+        "--marbled",
+        action="store_true",
+        help="marble half the sets of opaque dice: swirls of a second plastic through the body",
+    )
 
 
-def typefaces(args: argparse.Namespace) -> None:
-    """Ask the generator for the typefaces' numerals (its worker processes inherit it)."""
-    if getattr(args, "typefaces", False):
-        import os
+def ask_looks(args: argparse.Namespace) -> None:
+    """Ask the generator for what ``add_look_flags`` offers (its worker processes inherit it)."""
+    import os
 
-        from models.synth.glyphs import TYPEFACES
+    from models.synth.glyphs import TYPEFACES
+    from models.synth.layout import MARBLED
 
-        os.environ[TYPEFACES] = "1"
+    for flag, variable in (("typefaces", TYPEFACES), ("marbled", MARBLED)):
+        if getattr(args, flag, False):
+            os.environ[variable] = "1"
 
 
 def open_records(args: argparse.Namespace) -> Any:

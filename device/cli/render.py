@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from device.cli.common import Commands, UsageError, _size, add_typefaces_flag, typefaces
+from device.cli.common import Commands, UsageError, _size, add_look_flags, ask_looks
 
 
 def register(sub: Commands) -> None:
@@ -34,13 +34,13 @@ def register(sub: Commands) -> None:
     )
     rnd.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (blender)")
     rnd.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_typefaces_flag(rnd)
+    add_look_flags(rnd)
     rnd.set_defaults(func=cmd_render)
 
 
 def cmd_render(args: argparse.Namespace) -> int:
     """Draw synthetic tray photos with exact labels into a folder (resumable)."""
-    typefaces(args)
+    ask_looks(args)
     from models.synth.dataset import DatasetError, write_dataset
 
     if args.n < 1:

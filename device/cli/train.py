@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from device.cli.common import Commands, UsageError, add_typefaces_flag, typefaces
+from device.cli.common import Commands, UsageError, add_look_flags, ask_looks
 
 
 def register(sub: Commands) -> None:
@@ -25,7 +25,7 @@ def register(sub: Commands) -> None:
         "--minutes", type=float, default=0.0, help="stop after this; the schedule ends there"
     )
     trn.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_typefaces_flag(trn)
+    add_look_flags(trn)
     trn.set_defaults(func=cmd_train)
 
 
@@ -167,7 +167,7 @@ def _check_resize(weights: Path, widths: tuple[int, int, int, int]) -> None:
 def cmd_train(args: argparse.Namespace) -> int:
     """Train the die-face CNN on synthetic crops and Rune55, or fine-tune it on corrected
     crops (needs the `train` extra: torch)."""
-    typefaces(args)
+    ask_looks(args)
     try:
         from models.dieface.train import TrainConfig, finetune_corrections, train_dieface
     except ImportError as exc:

@@ -204,6 +204,16 @@ def resized(net: DieFaceNet, widths: tuple[int, int, int, int]) -> DieFaceNet:
     )
 
 
+def agrees(teacher: tuple[torch.Tensor, ...], labels: dict[str, torch.Tensor]) -> torch.Tensor:
+    """Which crops (N,) the teacher reads as their labels say, on every head labelled: it
+    teaches only those, so it cannot hold the student to its mistakes on a new look."""
+    right = torch.ones(len(teacher[0]), dtype=torch.bool, device=teacher[0].device)
+    for name, logits in zip(spec.HEADS, teacher, strict=True):
+        label = labels[name]
+        right &= (label == spec.UNKNOWN) | (logits.argmax(1) == label)
+    return right
+
+
 def distillation_loss(
     student: tuple[torch.Tensor, ...],
     teacher: tuple[torch.Tensor, ...],

@@ -219,6 +219,13 @@ def _typefaces(styles: int) -> str:
     )
 
 
+def _marbled(share: float) -> str:
+    """The card's words for ``yamscope train --marbled``."""
+    if not share:
+        return ""
+    return f"; {share:.0%} of the sets of opaque dice marbled (models/synth/draw.py _marbled)"
+
+
 def _overhead(wide_share: float) -> str:
     """The card's words for ``yamscope train --wide-share``."""
     if not wide_share:
@@ -339,6 +346,7 @@ def card(
                     + _overhead(training.get("wide_share", 0.0))
                     + _slanted(training)
                     + _typefaces(training.get("numeral_styles", len(FONTS)))
+                    + _marbled(training.get("marbled_share", 0.0))
                 ),
             },
         ],

@@ -27,7 +27,13 @@ from models.common import photos
 from models.dieface import spec
 from models.synth import VERSION, Scene, random_scene
 from models.synth.glyphs import FONTS, font_count
-from models.synth.layout import NARROW_CAMERA, SLANTED_CAMERA, WIDE_CAMERA
+from models.synth.layout import (
+    MARBLED_SHARE,
+    NARROW_CAMERA,
+    SLANTED_CAMERA,
+    WIDE_CAMERA,
+    marbled,
+)
 from vision.faces import crop_square
 from vision.perspective import top_face_box
 
@@ -190,6 +196,8 @@ def _folder(seed: int, size: int, cache_dir: Path, recipe: str) -> Path:
     key = f"{VERSION}|{size}|{CROP_SCALE}|{BOX_SCALE}|{BOX_SHIFT}|{CHUNK}|{recipe}"
     if font_count() != len(FONTS):  # the typefaces' numerals: crops of their own
         key += f"|fonts{font_count()}"
+    if marbled():  # so are marbled dice's
+        key += f"|marbled{MARBLED_SHARE}"
     name = f"seed{seed}-{size}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
     return cache_dir / (name if recipe == DIE_FACE_RECIPE else f"{recipe}-{name}")
 

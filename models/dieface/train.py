@@ -35,7 +35,7 @@ from models.dieface.scene_crops import describe_folders, folders_crops
 from models.dieface.spec import MEAN, STD
 from models.dieface.synth_crops import CropSet
 from models.synth.glyphs import font_count
-from models.synth.layout import SLANTED_CAMERA
+from models.synth.layout import MARBLED_SHARE, SLANTED_CAMERA, marbled
 from models.training import loop
 from models.training.loop import Pick, Plan
 from models.training.schedule import Schedule
@@ -124,9 +124,9 @@ def batch_loss(
     upright: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """The summed loss of the heads (and of the teacher's probabilities, when one teaches)
-    on an augmented batch; ``upright`` marks the crops turned only a little, which the
-    teacher does not teach: it learned dice seen from straight above, and reads a slanted
-    die by its front face."""
+    on an augmented batch. The teacher teaches only the crops it reads as labelled, and not
+    those ``upright`` marks (turned only a little): it learned dice seen from straight
+    above, and reads a slanted die by its front face."""
     x, recoloured = augment(images, labels["kind"] == 0, generator, cfg, upright)
     labels = labels | {"colour": torch.where(recoloured, spec.UNKNOWN, labels["colour"])}
     x = (x - MEAN) / STD
@@ -135,8 +135,9 @@ def batch_loss(
     if teacher is not None:
         with torch.no_grad():
             taught = teacher(x)
-        overhead = None if upright is None else ~upright
-        losses["teacher"] = distil.distillation_loss(outputs, taught, cfg.temperature, overhead)
+        right = distil.agrees(taught, labels)
+        right = right if upright is None else right & ~upright
+        losses["teacher"] = distil.distillation_loss(outputs, taught, cfg.temperature, right)
     return torch.stack(list(losses.values())).sum()
 
 
@@ -343,6 +344,7 @@ def fit(
         "rendered_scenes": describe_folders(cfg.scenes),
         "teacher_version": card_version(Path(cfg.teacher)) if cfg.teacher else None,
         "numeral_styles": font_count(),  # more than the stroke ones: --typefaces
+        "marbled_share": MARBLED_SHARE if marbled() else 0.0,  # --marbled
     }
     return loop.train(task, out, plan, about, resume, progress, device)
 

@@ -40,7 +40,7 @@ def normals(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     return np.concatenate(parts).reshape(shape)
 
 
-def _smooth_noise(rng: np.random.Generator, size: tuple[int, int], cells: int) -> np.ndarray:
+def smooth_noise(rng: np.random.Generator, size: tuple[int, int], cells: int) -> np.ndarray:
     """Low-frequency noise (H, W) float32 of about unit amplitude, ``cells`` across."""
     w, h = size
     gw = max(2, cells)
@@ -104,7 +104,7 @@ def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
         interpolation=cv2.INTER_LINEAR,
     )
     tex = streak * np.float32(0.07)
-    tex += _smooth_noise(rng, (w, h), 5) * np.float32(0.04)
+    tex += smooth_noise(rng, (w, h), 5) * np.float32(0.04)
     tex += np.float32(1.0)
 
     # wall: top band, and the inner faces between the felt and the top's inner edge
@@ -112,7 +112,7 @@ def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
     ox0, oy0, ox1, oy1 = _clip_rect(outer, w, h)
     if ox0 < ox1 and oy0 < oy1:
         _fill(bg, (ox0, oy0, ox1, oy1), wall * (tray.ambient + (1 - tray.ambient) * lz))
-        wall_tex = _smooth_noise(rng, (ox1 - ox0, oy1 - oy0), 12)
+        wall_tex = smooth_noise(rng, (ox1 - ox0, oy1 - oy0), 12)
         wall_tex *= np.float32(0.05)
         wall_tex += np.float32(1.0)
         tex[oy0:oy1, ox0:ox1] = wall_tex
@@ -141,7 +141,7 @@ def _static(tray: Tray) -> tuple[np.ndarray, np.ndarray]:
     )
     mottle = grain * np.float32(1.6 * tray.felt_grain)
     mottle += fibre * np.float32(0.5 * tray.felt_grain)
-    mottle += _smooth_noise(rng, (fw, fh), 6) * np.float32(0.04)
+    mottle += smooth_noise(rng, (fw, fh), 6) * np.float32(0.04)
     mottle += np.float32(1.0)
     # shadow of the wall on the lamp's side, and darker corners along every wall
     reach = tray.wall_height / max(lz, 0.2)

@@ -107,6 +107,11 @@ class Tray:
     # a phone's photo is: each die shows its front face. The felt and wall stay drawn as
     # from above (only the dice matter to a crop). 0: the appliance's camera.
     slant: float = 0.0
+    # how strongly the opaque (frosted) dice are marbled: swirled veins of a second plastic
+    # through the body, as many real dice are. 0: plain plastic, the appliance's dice.
+    marble: float = 0.0
+    marble_red: tuple[int, int, int] = (235, 235, 240)  # the veins' colour in the red dice
+    marble_white: tuple[int, int, int] = (150, 120, 60)  # and in the white dice
 
     def __post_init__(self) -> None:
         # accept lists (a tray read back from JSON labels: Tray(**labels["tray"]))
@@ -122,6 +127,8 @@ class Tray:
             raise ValueError("die_side must be positive")
         if not 0 <= self.slant <= 70:
             raise ValueError(f"slant is 0..70 degrees from straight down, not {self.slant}")
+        if not 0 <= self.marble <= 1:
+            raise ValueError(f"marble is a strength in 0..1, not {self.marble}")
 
     @property
     def field_of_view(self) -> float:

@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 
 from models.synth.core import KINDS, VERSION, DieSpec, Scene
-from models.synth.layout import SLANTED_CAMERA, WIDE_CAMERA, random_scene
+from models.synth.layout import SLANTED_CAMERA, WIDE_CAMERA, asked_looks, random_scene
 
 GENERATOR = "yamscope models.synth"
 #: the settings that must match for a run to add to an existing folder
@@ -146,16 +146,18 @@ def write_dataset(
         "samples": engine.samples,
         "n": int(n),
     }
+    if asked_looks():  # written only then: folders of the plain generator read as before
+        meta["looks"] = asked_looks()
     meta_path = out / "dataset.json"
     if meta_path.exists():
         try:
             old = json.loads(meta_path.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise DatasetError(f"{meta_path} is not a dataset description: {exc}") from None
-        differ = [k for k in SETTINGS if old.get(k) != meta[k]]
+        differ = [k for k in (*SETTINGS, "looks") if old.get(k) != meta.get(k)]
         if differ:
             was = ", ".join(f"{k} {old.get(k)!r}" for k in differ)
-            now = ", ".join(f"{k} {meta[k]!r}" for k in differ)
+            now = ", ".join(f"{k} {meta.get(k)!r}" for k in differ)
             raise DatasetError(f"{out} holds a dataset with {was}, not {now}: use another folder")
         meta["n"] = max(int(old.get("n", 0)), meta["n"])
     elif out.exists() and any(out.iterdir()):

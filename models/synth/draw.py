@@ -256,6 +256,30 @@ def _marks(
     return out
 
 
+def _marbled(
+    tray: Tray, spec: DieSpec, index: int, body: np.ndarray, shape: tuple[int, int], side: float
+) -> np.ndarray:
+    """The body colour (H, W, 3) of a marbled die: bands of the second plastic, swirled by
+    smooth noise, over clouds of it. Drawn on a stream of its own, so that a marbled set
+    moves no other draw of the scene."""
+    h, w = shape
+    rng = np.random.default_rng([tray.seed, index, 11])
+    swirl = background.smooth_noise(rng, (w, h), max(2, round(2.0 * w / side)))
+    swirl += background.smooth_noise(rng, (w, h), max(2, round(5.0 * w / side))) * F32(0.4)
+    cloud = background.smooth_noise(rng, (w, h), max(2, round(1.5 * w / side)))
+    turn = rng.uniform(0, math.pi)
+    yy, xx = np.mgrid[0:h, 0:w].astype(F32)
+    phase = (xx * F32(math.cos(turn)) + yy * F32(math.sin(turn))) / F32(
+        side * rng.uniform(0.7, 1.6)
+    )
+    phase += swirl * F32(rng.uniform(0.5, 1.5))
+    veins = np.abs(np.sin(np.pi * phase)) ** F32(rng.uniform(1.5, 6))
+    share = veins * F32(0.75) + np.clip(cloud, 0, 1) * F32(0.5)
+    share = np.clip(share * F32(tray.marble), 0, 1)[..., None]
+    vein = np.array(tray.marble_red if spec.colour == "red" else tray.marble_white, F32) / 255
+    return body * (1 - share) + vein * share
+
+
 def _die(
     img: background.Canvas,
     masks: np.ndarray,
@@ -345,10 +369,12 @@ def _die(
     bgp = _crop(img, x0, y0, x1, y1)
     tr = looks["through"]
     if not clear:
+        if tray.marble > 0:
+            body = _marbled(tray, spec, index, body, (ph, pw), side)
         colour = shade3 * (body * F32(1 - tr))
         felt = cv2.GaussianBlur(bgp, (0, 0), max(0.8, 0.25 * side))
         colour += felt * (looks["transmit"] * F32(tr))
-        colour += cv2.merge([(1 - ndv) * F32(0.1 * c) for c in body])  # glow near the rim
+        colour += (1 - ndv)[..., None] * (F32(0.1) * body)  # glow near the rim
         glint = _blur(edges, 0.5)
     else:
         xx = np.arange(pw, dtype=F32)[None, :]

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 import cv2
 import numpy as np
 
 from models.synth.core import FACES, KINDS, DieSpec, Pose, Scene, Tray
 from models.synth.draw import render
-from models.synth.glyphs import font_count
+from models.synth.glyphs import FONTS, font_count
 from models.synth.solids import hull, outline, posed, solid
 
 #: BGR felt colours by family; each tray jitters one of them
@@ -23,6 +25,8 @@ FELTS = {
 }
 WALLS = ((35, 42, 58), (22, 22, 24), (70, 95, 130), (120, 140, 165), (60, 62, 66))
 TABLES = ((52, 75, 110), (40, 58, 85), (80, 100, 130), (45, 45, 48), (150, 155, 160))
+MARBLED = "YAMSCOPE_SYNTH_MARBLED"  # set to 1: half the sets of dice marbled (training)
+MARBLED_SHARE = 0.5
 
 
 def _jitter(rng: np.random.Generator, bgr: Sequence[int], amount: float) -> tuple[int, int, int]:
@@ -74,7 +78,7 @@ def random_tray(
     red = (rng.integers(20, 65), rng.integers(15, 50), rng.integers(150, 225))
     white_level = rng.uniform(205, 240)
     white = np.clip(white_level + rng.uniform(-10, 6, 3), 0, 255)
-    return Tray(
+    tray = Tray(
         size=(w, h),
         felt=_jitter(rng, FELTS[family], 0.18),
         area=(int(x0), int(y0), int(x1), int(y1)),
@@ -117,6 +121,38 @@ def random_tray(
         font=int(rng.integers(font_count())),
         slant=round(float(rng.uniform(*slant)), 1) if slant else 0.0,  # last: other trays as before
     )
+    if marbled() and rng.random() < MARBLED_SHARE:  # drawn after the rest: plain sets as before
+        tray = replace(tray, **_marble(rng))
+    return tray
+
+
+def marbled() -> bool:
+    """Whether the environment asks for marbled dice (``MARBLED``: training on them; the eval
+    sets and the simulated tray keep the plain plastic the shipped model learned)."""
+    return os.environ.get(MARBLED, "") not in ("", "0")
+
+
+def asked_looks() -> list[str]:
+    """The generator's options the environment asks for, beyond the appliance's own dice."""
+    return [
+        name
+        for name, asked in (("typefaces", font_count() != len(FONTS)), ("marbled", marbled()))
+        if asked
+    ]
+
+
+def _marble(rng: np.random.Generator) -> dict:
+    """A marbled set: the veins' strength, light or dark veins in the red dice, veins of any
+    hue in the white ones."""
+    level = rng.uniform(200, 250) if rng.random() < 0.5 else rng.uniform(15, 60)
+    red_vein = np.clip(level + rng.uniform(-12, 12, 3), 0, 255)
+    hsv = np.array([[[rng.integers(180), rng.integers(90, 256), rng.integers(60, 210)]]], np.uint8)
+    white_vein = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0]
+    return {
+        "marble": round(float(rng.uniform(0.35, 0.9)), 3),
+        "marble_red": tuple(int(v) for v in red_vein.round()),
+        "marble_white": tuple(int(v) for v in white_vein),
+    }
 
 
 def random_specs(

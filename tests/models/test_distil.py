@@ -21,9 +21,18 @@ except ImportError as exc:  # a clear failure, not a skip: CI must install the t
 
 from device.cli import main as cli
 from models.dieface import spec, synth_crops
-from models.dieface.distil import distillation_loss, from_onnx, resized, slimmed, widened
+from models.dieface.augment import augment
+from models.dieface.distil import (
+    agrees,
+    distillation_loss,
+    from_onnx,
+    resized,
+    slimmed,
+    widened,
+)
 from models.dieface.export import export_onnx
 from models.dieface.net import DieFaceNet, normalise
+from models.dieface.spec import MEAN, STD
 from models.dieface.train import TrainConfig, batch_loss, fit, load_model
 from models.training.loop import take_step
 from vision.faces import DEFAULT_MODEL
@@ -193,6 +202,33 @@ def test_the_teacher_does_not_teach_crops_held_upright() -> None:
 
     assert loss(teacher, upright) == pytest.approx(loss(None, upright))
     assert loss(teacher, ~upright) > loss(None, ~upright)
+
+
+def test_the_teacher_does_not_teach_crops_it_reads_otherwise_than_their_labels() -> None:
+    """Labels that contradict the teacher's reading on a head: no teacher term; labels it
+    reads as given: the teacher teaches."""
+    torch.manual_seed(0)
+    teacher = from_onnx(DEFAULT_MODEL).eval()
+    crops = torch.as_tensor(np.load(check_path(DEFAULT_MODEL))["crops"])
+    student = slimmed(teacher, SLIM).eval()
+    cfg = TrainConfig(max_scale=0.0, max_shift=0.0, blur=0.0, grey=0.0, swap=0.0)
+    unmirrored = torch.zeros(len(crops), dtype=torch.bool)
+    x, _ = augment(crops, unmirrored, torch.Generator().manual_seed(0), cfg)  # as the loss's
+    with torch.no_grad():
+        taught = teacher((x - MEAN) / STD)
+    read = taught[list(spec.HEADS).index("value")].argmax(1)
+    unknown = {name: torch.full((len(crops),), -1) for name in spec.HEADS}
+
+    def loss(taught: torch.nn.Module | None, values: torch.Tensor) -> float:
+        generator = torch.Generator().manual_seed(0)
+        labels = unknown | {"value": values}
+        return float(batch_loss(student, crops, labels, generator, cfg, taught))
+
+    wrong = (read + 1) % 10
+    assert loss(teacher, wrong) == pytest.approx(loss(None, wrong))
+    assert loss(teacher, read) > loss(None, read) + 0.01
+    assert agrees(taught, unknown | {"value": read}).all()
+    assert not agrees(taught, unknown | {"value": wrong}).any()
 
 
 def test_a_taught_step_moves_the_student_towards_the_teacher(tmp_path: Path) -> None:

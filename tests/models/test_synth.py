@@ -522,3 +522,63 @@ def test_the_typefaces_numerals_are_drawn_only_when_asked(monkeypatch: pytest.Mo
     assert np.abs(typeface - stroke).mean() > 0.02  # another drawing of the same numeral
     fonts = {random_tray(np.random.default_rng(s), (640, 480)).font for s in range(60)}
     assert max(fonts) >= len(FONTS)
+
+
+def test_marbled_dice_are_drawn_only_when_asked_and_leave_the_rest_of_the_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Training asks for marbled sets (`--marbled`); the eval sets and the simulated tray keep
+    plain plastic, and a marbled set draws everything else as the plain one does."""
+    from models.synth.layout import MARBLED
+
+    monkeypatch.delenv(MARBLED, raising=False)
+    plain = [random_tray(np.random.default_rng(s)) for s in range(40)]
+    assert {t.marble for t in plain} == {0.0}
+    monkeypatch.setenv(MARBLED, "1")
+    asked = [random_tray(np.random.default_rng(s)) for s in range(40)]
+    marbled = [t for t in asked if t.marble > 0]
+    assert 8 <= len(marbled) <= 32 and all(0.35 <= t.marble <= 0.9 for t in marbled)
+    for before, after in zip(plain, asked, strict=True):
+        unmarbled = dataclasses.replace(
+            after, marble=0.0, marble_red=before.marble_red, marble_white=before.marble_white
+        )
+        assert unmarbled == before
+    with pytest.raises(ValueError, match=r"marble is a strength in 0\.\.1"):
+        dataclasses.replace(plain_tray(), marble=1.5)
+
+
+def test_a_marbled_die_is_veined_where_a_plain_one_is_one_plastic() -> None:
+    """The same dice, plain and marbled: the frosted bodies change, unevenly (veins, not a
+    tint), and a transparent die is never marbled."""
+    specs = [DieSpec("d10", 3, "white", "frosted"), DieSpec("d6", 4, "red", "frosted"),
+             DieSpec("d10", 8, "red", "transparent")]  # fmt: skip
+    plain = plain_tray(side=60.0)
+    marbled = dataclasses.replace(plain, marble=0.9, marble_white=(200, 60, 20))
+    scenes = [
+        render(tray, specs, _lineup(tray, specs), np.random.default_rng(0))
+        for tray in (plain, marbled)
+    ]
+    diff = np.abs(scenes[1].image.astype(float) - scenes[0].image.astype(float)).mean(axis=2)
+    for i in (0, 1):
+        body = diff[scenes[0].masks == i + 1]
+        assert body.mean() > 8 and np.percentile(body, 90) > 3 * np.percentile(body, 10) + 5
+    assert diff[scenes[0].masks == 3].max() == 0
+
+
+def test_render_marbled_is_a_folder_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from device.cli import main as cli
+    from models.synth.layout import MARBLED
+
+    monkeypatch.delenv(MARBLED, raising=False)
+    out = tmp_path / "marbled"
+    assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
+                "--marbled", "--out", str(out)]) == 0  # fmt: skip
+    trays = [json.loads(p.read_text(encoding="utf-8"))["tray"] for p in (out / "labels").iterdir()]
+    assert any(t["marble"] > 0 for t in trays)
+    assert json.loads((out / "dataset.json").read_text(encoding="utf-8"))["looks"] == ["marbled"]
+    monkeypatch.delenv(MARBLED)
+    assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
+                "--out", str(out)]) == 2  # fmt: skip
+    assert "looks" in capsys.readouterr().err  # plain dice into a marbled folder: refused
