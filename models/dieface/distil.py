@@ -175,10 +175,8 @@ def widened(
         _convs_of(net.features), _convs_of(wider.features), strict=True
     ):
         n, m = conv.out_channels, w_conv.out_channels
-        extra = torch.randint(n, (m - n,), generator=generator)
-        w_conv.weight.data = shares(conv.weight.data, copies, of)
-        pick = torch.cat([torch.arange(n), extra])
-        w_conv.weight.data = w_conv.weight.data[pick].clone()
+        pick = torch.cat([torch.arange(n), torch.randint(n, (m - n,), generator=generator)])
+        w_conv.weight.data = shares(conv.weight.data, copies, of)[pick]
         for name in ("weight", "bias", "running_mean", "running_var"):
             getattr(w_norm, name).data = getattr(norm, name).data[pick].clone()
         of, copies = pick, torch.bincount(pick, minlength=n).float()
