@@ -135,6 +135,7 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "slanted_scenes": cfg.get("slanted", 0),
         "upright_turn_degrees": cfg.get("upright_turn", 20.0),
         "numeral_styles": summary.get("numeral_styles", len(FONTS)),
+        "marbled_share": summary.get("marbled_share", 0.0),
         "backbone": _backbone(cfg),
         # measured where it trained (a GPU run's folders are not here); older runs: here
         "rendered_scenes": summary.get("rendered_scenes")
