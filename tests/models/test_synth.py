@@ -571,14 +571,14 @@ def test_render_marbled_is_a_folder_of_its_own(
     from device.cli import main as cli
     from models.synth.layout import MARBLED
 
-    monkeypatch.delenv(MARBLED, raising=False)
+    monkeypatch.setenv(MARBLED, "")  # off; and unset again after the test, which the CLI sets
     out = tmp_path / "marbled"
     assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
                 "--marbled", "--out", str(out)]) == 0  # fmt: skip
     trays = [json.loads(p.read_text(encoding="utf-8"))["tray"] for p in (out / "labels").iterdir()]
     assert any(t["marble"] > 0 for t in trays)
     assert json.loads((out / "dataset.json").read_text(encoding="utf-8"))["looks"] == ["marbled"]
-    monkeypatch.delenv(MARBLED)
+    monkeypatch.setenv(MARBLED, "")
     assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
                 "--out", str(out)]) == 2  # fmt: skip
     assert "looks" in capsys.readouterr().err  # plain dice into a marbled folder: refused
