@@ -38,7 +38,7 @@ from vision.model_check import check_reader
 from vision.on_tray import nothing_new, on_tray, view_notes
 from vision.perspective import top_face_box
 from vision.pips import count_pips
-from vision.reading import Flag, Kind, ReadDie, Reading, reading_order
+from vision.reading import NO_DIE, Flag, Kind, ReadDie, Reading, reading_order
 from vision.segment import Blob, Segmentation, from_boxes
 
 # Flag `unsure` below this confidence: a wrong reading costs more than a flag (the numbers:
@@ -51,6 +51,10 @@ KINDS: tuple[Kind, ...] = ("d6", "d10")
 # Flag `cocked` from this probability of the cocked-die model: an unflagged cocked die is
 # scored from a face not on top, a flag costs a glance (docs/lab-notes.md#cocked_from).
 COCKED_FROM = 0.5
+# Without a calibration, a box the model finds on no die at least this surely is dropped:
+# the detector's phantoms (docs/finding-dice.md). A calibrated tray has the empty tray's
+# picture for that, and the players the count.
+NO_DIE_FROM = 0.6
 # Count a d6's pips only when the model is less sure than this: the count misses pips under
 # glare, so asking it always adds needless flags (docs/lab-notes.md#pips_check_below).
 PIPS_CHECK_BELOW = 0.95
@@ -187,6 +191,7 @@ class Terms:
     kinds: tuple[Kind, ...]
     values: tuple[int, ...]
     overhead: bool = True
+    kind_classes: tuple[str, ...] = KINDS  # the model's kind head's classes in output order
 
 
 def value_of(guess: Guess, kind: Kind, values: tuple[int, ...]) -> tuple[int, float]:
@@ -198,6 +203,21 @@ def value_of(guess: Guess, kind: Kind, values: tuple[int, ...]) -> tuple[int, fl
         return int(guess.label), guess.probability
     best = max(allowed, key=lambda i: guess.probabilities[i])
     return int(values[best]), guess.probabilities[best]
+
+
+def kind_of(guess: Guess, classes: tuple[str, ...]) -> tuple[Kind, float]:
+    """The likelier kind of die and its probability (the kind head's "no die" class, where
+    it has one, left out but not given away: weight on it is doubt)."""
+    kinds = [i for i, c in enumerate(classes) if c in KINDS]
+    best = max(kinds, key=lambda i: guess.probabilities[i])
+    return classes[best], guess.probabilities[best]  # type: ignore[return-value]
+
+
+def no_die(guess: Guess | None, classes: tuple[str, ...]) -> float:
+    """How sure the kind head is that the box holds no die (0 for a model without the class)."""
+    if guess is None or NO_DIE not in classes:
+        return 0.0
+    return guess.probabilities[classes.index(NO_DIE)]
 
 
 def read_die(
@@ -222,7 +242,7 @@ def read_die(
         kind: Kind = terms.kinds[0]
         scores["kind"] = 1.0
     elif "kind" in guesses:
-        kind, scores["kind"] = guesses["kind"].label, guesses["kind"].probability
+        kind, scores["kind"] = kind_of(guesses["kind"], terms.kind_classes)
     else:
         kind, scores["kind"] = classical_kind(mask)
     value, scores["value"] = value_of(guesses["value"], kind, terms.values)
@@ -303,21 +323,30 @@ def read_found(
     guesses = reader.read(frame, faces)
     needed = ("kind", "value", "colour", "finish") if coloured else ("kind", "value")
     values = tuple(int(v) for v in reader.classes("value"))
-    terms = Terms(needed, kinds, values, overhead=calibration is not None)
+    kind_classes = (
+        tuple(str(c) for c in reader.classes("kind")) if "kind" in reader.attributes else KINDS
+    )
+    terms = Terms(needed, kinds, values, calibration is not None, kind_classes)
     leans = (
         (leaning or default_leaning()).probabilities(frame, boxes, calibration.focal)
         if calibration is not None
         else np.zeros(len(boxes))
     )
+    kept = [
+        i
+        for i, heads in enumerate(guesses)
+        if calibration is not None or no_die(heads.get("kind"), kind_classes) < NO_DIE_FROM
+    ]
     dice = []
-    for i, (blob, heads) in enumerate(zip(segmentation.blobs, guesses, strict=True)):
+    for i in kept:
+        blob, heads = segmentation.blobs[i], guesses[i]
         x0, y0, x1, y1 = blob.box
         mask = segmentation.labels[y0:y1, x0:x1] == i + 1
         crop = frame[y0:y1, x0:x1]
         pixels = segmentation.work_pixels(i)
         die = read_die(crop, mask, pixels, blob, segmentation.felt, heads, terms, float(leans[i]))
         dice.append(flagged(die) if found.distrust or blob.unsure else die)
-    ordered = tuple(dice[i] for i in reading_order(boxes))
+    ordered = tuple(dice[i] for i in reading_order([boxes[i] for i in kept]))
     height, width = frame.shape[:2]
     ms = (time.perf_counter() - began) * 1000
     return Reading(ordered, ms, (width, height), found.notes)

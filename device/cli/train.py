@@ -109,6 +109,15 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
         "(default 0: not used)",
     )
     trn.add_argument(
+        "--found-repeats",
+        type=int,
+        default=0,
+        metavar="N",
+        help="what the detector finds on the real photos' train splits, cut as the appliance "
+        'cuts it, N times in each epoch: its boxes on no die teach the model to say "no die" '
+        "(default 0: not used)",
+    )
+    trn.add_argument(
         "--widths",
         type=int,
         nargs=4,
@@ -188,6 +197,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.colour_repeats < 0:
         raise UsageError(f"--colour-repeats is a count, 0 or more; not {args.colour_repeats}")
     cfg.colour_repeats = args.colour_repeats
+    if args.found_repeats < 0:
+        raise UsageError(f"--found-repeats is a count, 0 or more; not {args.found_repeats}")
+    cfg.found_repeats = args.found_repeats
     if args.slanted < 0:
         raise UsageError(f"--slanted is a count of scenes, 0 or more; not {args.slanted}")
     cfg.slanted = args.slanted

@@ -23,7 +23,7 @@ from onnx import numpy_helper
 from torch import nn
 
 from models.dieface import spec
-from models.dieface.net import DieFaceNet
+from models.dieface.net import DieFaceNet, grown_head
 
 
 def _convs_of(features: nn.Sequential) -> list[tuple[nn.Conv2d, nn.BatchNorm2d]]:
@@ -97,12 +97,12 @@ def load_trunk(features: nn.Sequential, convs: list[tuple[np.ndarray, np.ndarray
         norm.running_var.fill_(1.0 - norm.eps)
 
 
-def load_linear(layer: nn.Linear, weights: tuple[np.ndarray, np.ndarray]) -> None:
+def load_linear(layer: nn.Linear, weights: tuple[np.ndarray | torch.Tensor, ...]) -> None:
     """An exported Gemm's weight and bias into ``layer``; ValueError when the shapes differ."""
-    weight, bias = weights
+    weight, bias = (torch.as_tensor(w) for w in weights)
     if layer.weight.shape != weight.shape:
-        raise ValueError(f"a layer of shape {weight.shape}, not {tuple(layer.weight.shape)}")
-    layer.weight.data, layer.bias.data = torch.from_numpy(weight), torch.from_numpy(bias)
+        raise ValueError(f"a layer of shape {tuple(weight.shape)}, not {tuple(layer.weight.shape)}")
+    layer.weight.data, layer.bias.data = weight, bias
 
 
 def from_onnx(path: Path) -> DieFaceNet:
@@ -114,7 +114,8 @@ def from_onnx(path: Path) -> DieFaceNet:
         model = DieFaceNet(trunk_widths(convs))
         load_trunk(model.features, convs)
         for name, head in model.heads.items():
-            load_linear(head, gemms[name])
+            weight, bias = (torch.from_numpy(w) for w in gemms[name])
+            load_linear(head, grown_head(weight, bias, head.out_features))
     except (KeyError, ValueError) as exc:
         raise ValueError(f"{path}: not a float die-face model ({exc!r})") from None
     return model.eval()

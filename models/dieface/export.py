@@ -132,6 +132,7 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "wide_share": cfg.get("wide_share", 0.0),
         "rune55_repeats": cfg.get("rune55_repeats", 1),
         "colour_repeats": cfg.get("colour_repeats", 0),
+        "found_repeats": cfg.get("found_repeats", 0),
         "slanted_scenes": cfg.get("slanted", 0),
         "upright_turn_degrees": cfg.get("upright_turn", 20.0),
         "numeral_styles": summary.get("numeral_styles", len(FONTS)),
@@ -316,6 +317,21 @@ def card(
                     }
                 ]
                 if training.get("colour_repeats")
+                else []
+            ),
+            *(
+                [
+                    {
+                        "name": "the detector's boxes on the real photos (found_crops.py)",
+                        "licence": "CC BY 4.0 (Rune55, roboflow-dice-d6: credits above)",
+                        "used": (
+                            f"train splits, {training['found_repeats']} times an epoch: boxes on "
+                            'a labelled die with its value, boxes on none as kind "none"; '
+                            "valid splits scored and in the pick"
+                        ),
+                    }
+                ]
+                if training.get("found_repeats")
                 else []
             ),
             *([LITE0_CREDIT] if "Lite0" in training.get("backbone", "") else []),

@@ -67,6 +67,32 @@ class DieFaceNet(nn.Module):
         return tuple(head(pooled) for head in self.heads.values())
 
 
+# The bias a head's added class starts at (a model from before ``spec.NO_DIE``): its
+# probability starts near zero, so the net still computes what it did.
+ADDED_CLASS_BIAS = -8.0
+
+
+def grown_head(weight: torch.Tensor, bias: torch.Tensor, classes: int) -> tuple[torch.Tensor, ...]:
+    """A head's weight and bias with rows added for the classes it lacks (zero weights,
+    ``ADDED_CLASS_BIAS``); as they are when it has them all."""
+    missing = classes - len(bias)
+    if missing <= 0:
+        return weight, bias
+    rows = torch.zeros(missing, weight.shape[1], dtype=weight.dtype)
+    added = torch.full((missing,), ADDED_CLASS_BIAS, dtype=bias.dtype)
+    return torch.cat([weight, rows]), torch.cat([bias, added])
+
+
+def grown_heads(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A checkpoint's weights with every head grown to ``spec.HEADS``' classes."""
+    state = dict(state)
+    for name, classes in HEADS.items():
+        weight, bias = f"heads.{name}.weight", f"heads.{name}.bias"
+        if weight in state and bias in state:
+            state[weight], state[bias] = grown_head(state[weight], state[bias], len(classes))
+    return state
+
+
 def to_bgr(images: np.ndarray) -> np.ndarray:
     """uint8 crops (N, S, S) grey or (N, S, S, 3) BGR → (N, S, S, 3): grey is repeated into
     the three channels, as OpenCV's COLOR_GRAY2BGR does (Rune55's photos are grey)."""

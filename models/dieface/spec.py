@@ -6,6 +6,9 @@ from __future__ import annotations
 INPUT_SIZE = 64
 CHANNELS = 3  # BGR, as OpenCV reads the camera; grey crops are repeated into all three
 KINDS = ("d6", "d10")
+# The kind head's last class: a box on no die (a shadow, a game token, a screw), so that a
+# photo's phantom boxes can be told apart from dice without a calibration (vision.reading's).
+NO_DIE = "none"
 VALUES = tuple(range(1, 11))  # output i of the value head is the value i + 1 (a d6 uses 1..6)
 COLOURS = ("red", "white")
 FINISHES = ("frosted", "transparent")
@@ -14,7 +17,7 @@ UNKNOWN = -1  # the class index of a label a crop's source cannot give (no loss,
 # One ONNX output per head, named after the attribute it reads, in this order; the values
 # are the classes of its logits in order.
 HEADS: dict[str, tuple] = {
-    "kind": KINDS,
+    "kind": (*KINDS, NO_DIE),
     "value": VALUES,
     "colour": COLOURS,
     "finish": FINISHES,
@@ -24,5 +27,5 @@ HEADS: dict[str, tuple] = {
 # statistics) so the runtime can apply them without knowing the training data.
 MEAN = 0.5
 STD = 0.25
-VERSION = "2.7.0"
+VERSION = "2.8.0"
 INPUT_NAME = "crops"

@@ -29,7 +29,7 @@ from torch import nn
 from models.common.norms import restore_norms
 from models.dieface import distil, spec, synth_crops
 from models.dieface.augment import augment
-from models.dieface.net import DieFaceNet, normalise, to_bgr
+from models.dieface.net import DieFaceNet, grown_heads, normalise, to_bgr
 from models.dieface.pretrained import Lite0FaceNet, is_lite0
 from models.dieface.scene_crops import describe_folders, folders_crops
 from models.dieface.spec import MEAN, STD
@@ -85,6 +85,10 @@ class TrainConfig:
     # photos' crops are kept upright too: both turned by at most upright_turn degrees
     slanted: int = 0
     upright_turn: float = 20.0
+    # > 0: what the detector finds on the real photos' train splits, cut as the runtime cuts
+    # it, this many times in each epoch: its boxes on no die teach the kind head "none"
+    # (found_crops.py); their valid splits are scored as "found_valid"
+    found_repeats: int = 0
 
 
 def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
@@ -187,14 +191,15 @@ def _from_grey(state: dict[str, torch.Tensor], model: DieFaceNet) -> dict[str, t
 def load_model(path: Path) -> nn.Module:
     """The die-face net with the weights of ``best.pt`` or an epoch checkpoint, in eval mode:
     a Lite0FaceNet for its weights, else a DieFaceNet of the weights' widths; a 1.x checkpoint
-    (grey, six values) is carried over by :func:`_from_grey`."""
+    (grey, six values) is carried over by :func:`_from_grey`, and heads lacking classes
+    added since (``spec.NO_DIE``) are grown to them."""
     state = torch.load(path, map_location="cpu", weights_only=False)
     if is_lite0(state["model"]):
         model = Lite0FaceNet(pretrained=False)
-        model.load_state_dict(state["model"])
+        model.load_state_dict(grown_heads(state["model"]))
         return model.eval()
     model = DieFaceNet(DieFaceNet.widths_of(state["model"]))
-    model.load_state_dict(_from_grey(state["model"], model))
+    model.load_state_dict(grown_heads(_from_grey(state["model"], model)))
     return model.eval()
 
 
@@ -378,6 +383,19 @@ def _slanted(scenes: int, workers: int, progress: bool) -> tuple[CropSet, CropSe
     return load(synth_crops.TRAIN_SEED, scenes).held_upright(), load(synth_crops.VALID_SEED, held)
 
 
+def _found(roots: Sequence[Path], progress: bool) -> tuple[CropSet, CropSet]:
+    """What the detector finds on the train and the valid photos of these photo sets (those
+    here), the boxes on no die labelled "none" (found_crops.py)."""
+    from models.dieface.found_crops import load_found
+
+    here = [root for root in roots if (root / "train").is_dir()]
+    if not here:
+        raise FileNotFoundError(f"no photo set to mine: {', '.join(map(str, roots))}")
+    train = [load_found(root / "train", progress) for root in here]
+    valid = [load_found(root / "valid", progress) for root in here]
+    return synth_crops.concat(train), synth_crops.concat(valid)
+
+
 def share_repeats(base: CropSet, extra: CropSet, share: float = SCENE_SHARE) -> int:
     """How many times ``extra`` is repeated beside ``base`` to make about ``share`` of the
     whole (at least once; augmentation makes each repeat different)."""
@@ -444,11 +462,15 @@ def train_dieface(
         colour = load_splits(colour_root, splits=("train", "valid"))
         photos += [rune55_set(colour["train"].images, colour["train"].labels)] * cfg.colour_repeats
         valid["colour_valid"] = rune55_set(colour["valid"].images, colour["valid"].labels)
+    pick = ["rune55_valid", "synth_valid"]
+    if cfg.found_repeats:
+        found, valid["found_valid"] = _found([data or default_root(), colour_root], progress)
+        photos += [found] * cfg.found_repeats
+        pick.append("found_valid")
     if cfg.slanted:
         slanted, valid["slant_valid"] = _slanted(cfg.slanted, workers, progress)
         photos = [crops.held_upright() for crops in photos] + [slanted]
     train = synth_crops.concat([synth_train, *photos])
-    pick = ["rune55_valid", "synth_valid"]
     cfg.scenes = tuple(str(folder) for folder in scenes)
     train = with_scenes(train, valid, pick, scenes, cfg.seed, progress)
     return fit(

@@ -47,10 +47,12 @@ def _onnx_logits(path: Path, x: torch.Tensor) -> list[np.ndarray]:
     return session.run(list(spec.HEADS), {"crops": x.numpy()})
 
 
-def _trained_teacher(tmp_path: Path) -> Path:
-    """A full-width net with batch norms that are not the identity, exported to ONNX."""
+def _trained_teacher(tmp_path: Path, kinds: int = len(spec.HEADS["kind"])) -> Path:
+    """A full-width net with batch norms that are not the identity, exported to ONNX;
+    ``kinds``: the classes of its kind head (2: a model from before "none")."""
     torch.manual_seed(0)
     model = DieFaceNet()
+    model.heads["kind"] = torch.nn.Linear(DieFaceNet.WIDTHS[-1], kinds)
     model.train()
     with torch.no_grad():
         for _ in range(3):  # running statistics away from 0 and 1
@@ -88,6 +90,19 @@ def test_the_shipped_model_teaches_as_it_reads() -> None:
         assert clear.sum() >= len(theirs) // 2
         assert np.array_equal(ours.numpy().argmax(1)[clear], theirs.argmax(1)[clear])
         np.testing.assert_allclose(ours.numpy(), theirs, atol=tolerance)
+
+
+def test_a_model_from_before_no_die_teaches_that_every_crop_is_a_die(tmp_path: Path) -> None:
+    """Its kind head lacks the "none" class: read back, the class is there, and the teacher
+    gives it no weight, so it teaches no crop to be a phantom."""
+    path = _trained_teacher(tmp_path, kinds=2)
+    x = torch.randn(6, 3, 64, 64)
+    kind = list(spec.HEADS).index("kind")
+    with torch.no_grad():
+        back = from_onnx(path)(x)[kind]
+    assert back.shape == (6, len(spec.HEADS["kind"]))
+    np.testing.assert_allclose(back[:, :2].numpy(), _onnx_logits(path, x)[kind], atol=1e-4)
+    assert (back.softmax(1)[:, spec.HEADS["kind"].index(spec.NO_DIE)] < 0.01).all()
 
 
 @pytest.mark.parametrize("name", ["not-onnx", "detector"])

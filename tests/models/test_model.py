@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 
 from models.dieface import evaluate, spec, synth_crops
+from vision.recognise import NO_DIE_FROM
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 SAMPLE = Path(__file__).parent / "data" / "d6-test-sample.npz"
 # What 2.3.0 reads, less a margin: these guard against a broken or stale export. Raise them
 # when a better model ships (the targets: 0.99 on Rune55, 0.995 per synthetic head).
+# 2.8.0 takes 3 of the 180 for no die (its kind head's "none" at NO_DIE_FROM or more)
+NO_DIE_CEILING = 0.03
 SAMPLE_FLOOR = 0.9  # 2.3.0 reads 167 of the 180 sample crops (0.93; 2.1.0 166, 2.0.0 162)
 # 2.3.0 (and 2.1.0) on the 56 crops below: kind, colour, finish 1.0; value and cocked 0.96
 SYNTHETIC_FLOORS = {"kind": 0.97, "value": 0.92, "colour": 0.97, "finish": 0.97, "cocked": 0.92}
@@ -65,10 +68,14 @@ def test_model_reads_the_committed_sample_of_real_crops() -> None:
     with np.load(SAMPLE) as data:
         images, labels = data["images"], data["labels"]
     assert images.shape == (180, 64, 64)  # grey: repeated into B, G, R as the card says
-    predicted = evaluate.predictions(
-        evaluate.outputs(evaluate.session(MODELS / "dieface.onnx"), images)
-    )
-    assert (predicted["kind"] == spec.KINDS.index("d6")).mean() >= 0.97
+    outputs = evaluate.outputs(evaluate.session(MODELS / "dieface.onnx"), images)
+    predicted = evaluate.predictions(outputs)
+    kind = outputs["kind"]
+    assert (kind[:, 0] > kind[:, 1]).mean() >= 0.97  # of the two kinds of die, a d6
+    # each is a die: a photo read without a calibration would drop one seen as none
+    none = np.exp(kind - kind.max(axis=1, keepdims=True))
+    none = none[:, spec.HEADS["kind"].index(spec.NO_DIE)] / none.sum(axis=1)
+    assert (none >= NO_DIE_FROM).mean() <= NO_DIE_CEILING
     accuracy = float((predicted["value"] == labels).mean())
     assert accuracy >= SAMPLE_FLOOR, evaluate.format_confusion(
         evaluate.confusion(labels, predicted["value"], 10), spec.VALUES

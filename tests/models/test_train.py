@@ -157,6 +157,29 @@ def test_fit_checkpoints_each_epoch_and_resumes(tmp_path: Path) -> None:
     assert (tmp_path / "best.pt").exists() and (tmp_path / "summary.json").exists()
 
 
+def _without_no_die(model: DieFaceNet) -> dict[str, torch.Tensor]:
+    """The net's weights as a model from before the kind head's "none" class had them."""
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    state["heads.kind.weight"] = state["heads.kind.weight"][:2].clone()
+    state["heads.kind.bias"] = state["heads.kind.bias"][:2].clone()
+    return state
+
+
+def test_a_checkpoint_from_before_no_die_reads_as_it_did(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    state = _without_no_die(DieFaceNet().eval())
+    torch.save({"model": state}, tmp_path / "old.pt")
+    grown = load_model(tmp_path / "old.pt")
+    x = torch.randn(4, 3, 64, 64)
+    with torch.no_grad():
+        kind = grown(x)[list(spec.HEADS).index("kind")]
+        pooled = grown.features(x).mean(dim=(2, 3))
+    old = F.linear(pooled, state["heads.kind.weight"], state["heads.kind.bias"])
+    assert kind.shape == (4, len(spec.HEADS["kind"]))
+    assert torch.allclose(kind[:, :2], old, atol=1e-5)
+    assert (kind.softmax(1)[:, spec.HEADS["kind"].index(spec.NO_DIE)] < 0.01).all()
+
+
 def test_a_grey_one_head_checkpoint_seeds_the_net(tmp_path: Path) -> None:
     torch.manual_seed(0)
     model = DieFaceNet().eval()
@@ -282,7 +305,7 @@ def test_a_float_model_dequantises_to_itself(tmp_path: Path) -> None:
 
 def test_values_are_read_within_the_predicted_kind() -> None:
     logits = {name: np.zeros((2, len(c)), np.float32) for name, c in spec.HEADS.items()}
-    logits["kind"][:] = [[5, 0], [0, 5]]  # a d6, a d10
+    logits["kind"][:] = [[5, 0, 0], [0, 5, 0]]  # a d6, a d10
     logits["value"][:, 8] = 9.0  # both favour the value 9
     logits["value"][:, 2] = 1.0
     assert evaluate.predictions(logits)["value"].tolist() == [2, 8]
@@ -404,6 +427,8 @@ def test_cli_train_adds_slanted_scenes_held_upright_with_the_photos(
     args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
     assert cli([*args, "--slanted", "-1"]) == 2
     assert "--slanted is a count of scenes, 0 or more" in capsys.readouterr().err
+    assert cli([*args, "--found-repeats", "-1"]) == 2
+    assert "--found-repeats is a count, 0 or more" in capsys.readouterr().err
     assert not out.exists()
     assert cli([*args, "--slanted", "2"]) == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
