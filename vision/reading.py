@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Kind = Literal["d6", "d10"]
-NO_DIE = "none"  # the die-face model's kind for a box on no die (models/dieface/spec.py)
+NO_DIE = "none"  # the die-face model's kind for a box on no die (its last kind class)
 ColourName = Literal["red", "white", "other"]
 FinishName = Literal["frosted", "transparent"]
 Flag = Literal["cocked", "occluded", "unsure"]

@@ -3,12 +3,13 @@ read these (and the model card) and must not need the training stack."""
 
 from __future__ import annotations
 
+from vision.reading import NO_DIE
+
 INPUT_SIZE = 64
 CHANNELS = 3  # BGR, as OpenCV reads the camera; grey crops are repeated into all three
 KINDS = ("d6", "d10")
-# The kind head's last class: a box on no die (a shadow, a game token, a screw), so that a
-# photo's phantom boxes can be told apart from dice without a calibration (vision.reading's).
-NO_DIE = "none"
+# The kind head's last class, NO_DIE: a box on no die (a shadow, a game token, a screw), so
+# that a photo's phantom boxes can be told apart from dice without a calibration.
 VALUES = tuple(range(1, 11))  # output i of the value head is the value i + 1 (a d6 uses 1..6)
 COLOURS = ("red", "white")
 FINISHES = ("frosted", "transparent")
