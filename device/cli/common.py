@@ -89,6 +89,11 @@ def add_look_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="marble half the sets of opaque dice: swirls of a second plastic through the body",
     )
+    parser.add_argument(
+        "--numbered",
+        action="store_true",
+        help="print numerals 1-6 on the d6 of 30%% of the sets of dice, not pips",
+    )
 
 
 def ask_looks(args: argparse.Namespace) -> None:
@@ -96,9 +101,9 @@ def ask_looks(args: argparse.Namespace) -> None:
     import os
 
     from models.synth.glyphs import TYPEFACES
-    from models.synth.layout import MARBLED
+    from models.synth.layout import MARBLED, NUMBERED
 
-    for flag, variable in (("typefaces", TYPEFACES), ("marbled", MARBLED)):
+    for flag, variable in (("typefaces", TYPEFACES), ("marbled", MARBLED), ("numbered", NUMBERED)):
         if getattr(args, flag, False):
             os.environ[variable] = "1"
 

@@ -137,6 +137,7 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "upright_turn_degrees": cfg.get("upright_turn", 20.0),
         "numeral_styles": summary.get("numeral_styles", len(FONTS)),
         "marbled_share": summary.get("marbled_share", 0.0),
+        "numbered_share": summary.get("numbered_share", 0.0),
         "backbone": _backbone(cfg),
         # measured where it trained (a GPU run's folders are not here); older runs: here
         "rendered_scenes": summary.get("rendered_scenes")
@@ -226,6 +227,13 @@ def _marbled(share: float) -> str:
     if not share:
         return ""
     return f"; {share:.0%} of the sets of opaque dice marbled (models/synth/draw.py _marbled)"
+
+
+def _numbered(share: float) -> str:
+    """The card's words for ``yamscope train --numbered``."""
+    if not share:
+        return ""
+    return f"; the d6 of {share:.0%} of the sets of dice numbered 1-6 instead of pips"
 
 
 def _overhead(wide_share: float) -> str:
@@ -364,6 +372,7 @@ def card(
                     + _slanted(training)
                     + _typefaces(training.get("numeral_styles", len(FONTS)))
                     + _marbled(training.get("marbled_share", 0.0))
+                    + _numbered(training.get("numbered_share", 0.0))
                 ),
             },
         ],

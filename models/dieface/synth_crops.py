@@ -30,9 +30,11 @@ from models.synth.glyphs import FONTS, font_count
 from models.synth.layout import (
     MARBLED_SHARE,
     NARROW_CAMERA,
+    NUMBERED_SHARE,
     SLANTED_CAMERA,
     WIDE_CAMERA,
     marbled,
+    numbered,
 )
 from vision.faces import crop_square
 from vision.perspective import top_face_box
@@ -198,6 +200,8 @@ def _folder(seed: int, size: int, cache_dir: Path, recipe: str) -> Path:
         key += f"|fonts{font_count()}"
     if marbled():  # so are marbled dice's
         key += f"|marbled{MARBLED_SHARE}"
+    if numbered():  # and numbered d6's
+        key += f"|numbered{NUMBERED_SHARE}"
     name = f"seed{seed}-{size}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
     return cache_dir / (name if recipe == DIE_FACE_RECIPE else f"{recipe}-{name}")
 

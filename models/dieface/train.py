@@ -35,7 +35,13 @@ from models.dieface.scene_crops import describe_folders, folders_crops
 from models.dieface.spec import MEAN, STD
 from models.dieface.synth_crops import CropSet
 from models.synth.glyphs import font_count
-from models.synth.layout import MARBLED_SHARE, SLANTED_CAMERA, marbled
+from models.synth.layout import (
+    MARBLED_SHARE,
+    NUMBERED_SHARE,
+    SLANTED_CAMERA,
+    marbled,
+    numbered,
+)
 from models.training import loop
 from models.training.loop import Pick, Plan
 from models.training.schedule import Schedule
@@ -350,6 +356,7 @@ def fit(
         "teacher_version": card_version(Path(cfg.teacher)) if cfg.teacher else None,
         "numeral_styles": font_count(),  # more than the stroke ones: --typefaces
         "marbled_share": MARBLED_SHARE if marbled() else 0.0,  # --marbled
+        "numbered_share": NUMBERED_SHARE if numbered() else 0.0,  # --numbered
     }
     return loop.train(task, out, plan, about, resume, progress, device)
 

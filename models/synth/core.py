@@ -112,6 +112,9 @@ class Tray:
     marble: float = 0.0
     marble_red: tuple[int, int, int] = (235, 235, 240)  # the veins' colour in the red dice
     marble_white: tuple[int, int, int] = (150, 120, 60)  # and in the white dice
+    # the set's d6 carry numerals 1..6 (the 6 underlined) instead of pips, as many real d6
+    # do; False: pips, the appliance's dice.
+    numbered: bool = False
 
     def __post_init__(self) -> None:
         # accept lists (a tray read back from JSON labels: Tray(**labels["tray"]))

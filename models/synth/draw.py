@@ -224,10 +224,10 @@ def _lamp_spots(
 
 def _marks(
     spec: DieSpec,
+    tray: Tray,
     pose: Pose,
     pr: Projected,
     sol: Solid,
-    font: int,
     faces,
     size: tuple[int, int],
     off: np.ndarray,
@@ -236,6 +236,7 @@ def _marks(
     pw, ph = size
     r = pr.rotation
     side = pose.side
+    style = "d10" if tray.numbered else spec.kind  # a numbered d6 is marked as a d10 is
     out = []
     for f in faces:
         c3 = r @ sol.centres[f] * side
@@ -246,7 +247,7 @@ def _marks(
         down2 = down3[:2] + down3[2] * pr.shear
         gs = sol.mark_size[f] * side
         drawn = gs * max(math.hypot(*right2), math.hypot(*down2))
-        t = tile_for(spec.kind, sol.marks[f], font, drawn)
+        t = tile_for(style, sol.marks[f], tray.font, drawn)
         k = gs / t.shape[0]
         m = np.empty((2, 3))
         m[:, 0] = right2 * k
@@ -354,7 +355,7 @@ def _die(
     # the marks of the faces the camera sees well; faint bottom marks through a clear die
     ink = np.zeros((ph, pw), F32)
     readable = [f for f in visible if facing[f] > 0.12]
-    for f, warped in _marks(spec, pose, pr, sol, tray.font, readable, (pw, ph), off):
+    for f, warped in _marks(spec, tray, pose, pr, sol, readable, (pw, ph), off):
         fade = min(1.0, (facing[f] - 0.12) / 0.25)
         warped *= ids == f + 1
         np.maximum(ink, warped * F32(fade) if fade < 1 else warped, out=ink)
@@ -399,7 +400,7 @@ def _die(
         edges += 0.3 * back
         glint = _blur(edges, 0.5)
         bottom = int(np.argmin(facing))
-        ghost = _marks(spec, pose, pr, sol, tray.font, [bottom], (pw, ph), off)[0][1]
+        ghost = _marks(spec, tray, pose, pr, sol, [bottom], (pw, ph), off)[0][1]
         ghost *= inside
         ghost *= F32(0.15)
         colour = colour * (1 - cv2.merge([ghost] * 3)) + cv2.merge(

@@ -27,6 +27,8 @@ WALLS = ((35, 42, 58), (22, 22, 24), (70, 95, 130), (120, 140, 165), (60, 62, 66
 TABLES = ((52, 75, 110), (40, 58, 85), (80, 100, 130), (45, 45, 48), (150, 155, 160))
 MARBLED = "YAMSCOPE_SYNTH_MARBLED"  # set to 1: half the sets of dice marbled (training)
 MARBLED_SHARE = 0.5
+NUMBERED = "YAMSCOPE_SYNTH_NUMBERED"  # set to 1: a share of the sets' d6 numbered (training)
+NUMBERED_SHARE = 0.3
 
 
 def _jitter(rng: np.random.Generator, bgr: Sequence[int], amount: float) -> tuple[int, int, int]:
@@ -123,6 +125,8 @@ def random_tray(
     )
     if marbled() and rng.random() < MARBLED_SHARE:  # drawn after the rest: plain sets as before
         tray = replace(tray, **_marble(rng))
+    if numbered() and rng.random() < NUMBERED_SHARE:  # last again: the other sets as before
+        tray = replace(tray, numbered=True)
     return tray
 
 
@@ -132,13 +136,20 @@ def marbled() -> bool:
     return os.environ.get(MARBLED, "") not in ("", "0")
 
 
+def numbered() -> bool:
+    """Whether the environment asks for d6 with numerals (``NUMBERED``: training on them; the
+    eval sets and the simulated tray keep the pips the shipped model learned)."""
+    return os.environ.get(NUMBERED, "") not in ("", "0")
+
+
 def asked_looks() -> list[str]:
     """The generator's options the environment asks for, beyond the appliance's own dice."""
-    return [
-        name
-        for name, asked in (("typefaces", font_count() != len(FONTS)), ("marbled", marbled()))
-        if asked
-    ]
+    asked = {
+        "typefaces": font_count() != len(FONTS),
+        "marbled": marbled(),
+        "numbered": numbered(),
+    }
+    return [name for name, wanted in asked.items() if wanted]
 
 
 def _marble(rng: np.random.Generator) -> dict:

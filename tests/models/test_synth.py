@@ -565,6 +565,45 @@ def test_a_marbled_die_is_veined_where_a_plain_one_is_one_plastic() -> None:
     assert diff[scenes[0].masks == 3].max() == 0
 
 
+def test_numbered_d6_are_drawn_only_when_asked_and_leave_the_rest_of_the_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Training asks for d6 with numerals (`--numbered`); the eval sets and the simulated tray
+    keep pips, and a numbered set draws everything else as the plain one does."""
+    from models.synth.layout import NUMBERED
+
+    monkeypatch.delenv(NUMBERED, raising=False)
+    plain = [random_tray(np.random.default_rng(s)) for s in range(40)]
+    assert not any(t.numbered for t in plain)
+    monkeypatch.setenv(NUMBERED, "1")
+    asked = [random_tray(np.random.default_rng(s)) for s in range(40)]
+    assert 4 <= sum(t.numbered for t in asked) <= 24
+    for before, after in zip(plain, asked, strict=True):
+        assert dataclasses.replace(after, numbered=False) == before
+
+
+def test_a_numbered_d6_carries_the_numeral_where_a_plain_one_has_pips() -> None:
+    """The same d6, with pips and numbered: only the marks differ, and the numbered one's top
+    face is inked as a d10's numeral of that value is, not as its pips."""
+    tray = plain_tray(side=80.0)
+    specs = [DieSpec("d6", 4, "white", "frosted"), DieSpec("d10", 4, "white", "frosted")]
+    poses = [Pose(200, 240, 0.0, 80.0), Pose(440, 240, 0.0, 80.0)]
+    pips, numbered = (
+        render(t, specs, poses, np.random.default_rng(0))
+        for t in (tray, dataclasses.replace(tray, numbered=True))
+    )
+    d10 = numbered.masks == 2
+    assert np.array_equal(pips.image[d10], numbered.image[d10])  # a d10 is numbered anyway
+    x0, y0, x1, y1 = pips.dice[0].box
+    grey = [cv2.cvtColor(s.image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY) for s in (pips, numbered)]
+    ink = [g < 120 for g in grey]
+    assert ink[0].sum() > 50 and ink[1].sum() > 50
+    # four round pips sit at the face's corners; a "4" does not: its ink is at the centre
+    h, w = ink[0].shape
+    centre = (slice(h // 3, 2 * h // 3), slice(w // 3, 2 * w // 3))
+    assert ink[0][centre].sum() < 0.1 * ink[0].sum() < ink[1][centre].sum()
+
+
 def test_render_marbled_is_a_folder_of_its_own(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
