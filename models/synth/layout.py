@@ -133,13 +133,17 @@ def random_tray(
 def marbled() -> bool:
     """Whether the environment asks for marbled dice (``MARBLED``: training on them; the eval
     sets and the simulated tray keep the plain plastic the shipped model learned)."""
-    return os.environ.get(MARBLED, "") not in ("", "0")
+    return _asked(MARBLED)
 
 
 def numbered() -> bool:
     """Whether the environment asks for d6 with numerals (``NUMBERED``: training on them; the
     eval sets and the simulated tray keep the pips the shipped model learned)."""
-    return os.environ.get(NUMBERED, "") not in ("", "0")
+    return _asked(NUMBERED)
+
+
+def _asked(variable: str) -> bool:
+    return os.environ.get(variable, "") not in ("", "0")
 
 
 def asked_looks() -> list[str]:
