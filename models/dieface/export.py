@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -113,6 +114,17 @@ def measure(path: Path, splits: dict[str, photos.Crops], synthetic: synth_crops.
     return result
 
 
+def _chosen_epoch(weights: Path, summary: dict[str, Any]) -> dict[str, Any]:
+    """The run's best epoch, or the one exported when ``weights`` is ``epoch-NNN.pt`` (an
+    earlier epoch can quantise better than the best)."""
+    match = re.fullmatch(r"epoch-(\d+)", weights.stem)
+    if match is None:
+        return summary["best"]
+    epoch = int(match.group(1))
+    row = next((r for r in summary["history"] if r["epoch"] == epoch), None)
+    return {"epoch": epoch, "score": row["score"]} if row else summary["best"]
+
+
 def _summary_training(weights: Path) -> dict[str, Any]:
     """What the card says about the run, from the summary.json beside the weights."""
     summary_path = weights.parent / "summary.json"
@@ -120,10 +132,11 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         return {}
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     cfg = summary["config"]
+    chosen = _chosen_epoch(weights, summary)
     return {
         "initialised_from": summary.get("weights") or "random weights",
-        "best_epoch": summary["best"]["epoch"],
-        "best_score": round(summary["best"]["score"], 4),
+        "best_epoch": chosen["epoch"],
+        "best_score": round(chosen["score"], 4),
         "epochs": cfg["epochs"],
         "crops_per_epoch": cfg["epoch_crops"] or summary.get("train_crops"),
         "peak_learning_rate": cfg["lr"],

@@ -359,6 +359,16 @@ def test_cli_train_fine_tunes_lite0_from_imagenet_keeping_its_first_layers(
     assert summary["config"]["backbone"] == "lite0"
 
 
+def test_the_card_names_the_epoch_exported_when_it_is_not_the_best(tmp_path: Path) -> None:
+    history = [{"epoch": e, "score": s} for e, s in ((1, 0.8), (2, 0.85), (3, 0.9))]
+    summary = {"config": TrainConfig().__dict__, "best": history[2], "train_seconds": 60}
+    (tmp_path / "summary.json").write_text(json.dumps(summary | {"history": history}), "utf-8")
+    chosen = export._summary_training(tmp_path / "epoch-002.pt")
+    assert (chosen["best_epoch"], chosen["best_score"]) == (2, 0.85)
+    best = export._summary_training(tmp_path / "best.pt")
+    assert (best["best_epoch"], best["best_score"]) == (3, 0.9)
+
+
 def test_the_card_of_a_lite0_run_names_its_trunk_and_credits_imagenet(tmp_path: Path) -> None:
     cfg = TrainConfig(backbone="lite0", colour_repeats=6).__dict__
     summary = {"config": cfg, "best": {"epoch": 2, "score": 0.9}, "train_seconds": 60}
