@@ -94,6 +94,12 @@ def add_look_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print numerals 1-6 on the d6 of 30%% of the sets of dice, not pips",
     )
+    parser.add_argument(
+        "--lettered",
+        action="store_true",
+        help="letter the numerals of 70%% of the sets anew: thinner or bolder strokes, "
+        "narrower or wider, larger or smaller, slanted",
+    )
 
 
 def ask_looks(args: argparse.Namespace) -> None:
@@ -101,9 +107,15 @@ def ask_looks(args: argparse.Namespace) -> None:
     import os
 
     from models.synth.glyphs import TYPEFACES
-    from models.synth.layout import MARBLED, NUMBERED
+    from models.synth.layout import LETTERED, MARBLED, NUMBERED
 
-    for flag, variable in (("typefaces", TYPEFACES), ("marbled", MARBLED), ("numbered", NUMBERED)):
+    looks = (
+        ("typefaces", TYPEFACES),
+        ("marbled", MARBLED),
+        ("numbered", NUMBERED),
+        ("lettered", LETTERED),
+    )
+    for flag, variable in looks:
         if getattr(args, flag, False):
             os.environ[variable] = "1"
 

@@ -28,11 +28,14 @@ from models.dieface import spec
 from models.synth import VERSION, Scene, random_scene
 from models.synth.glyphs import FONTS, font_count
 from models.synth.layout import (
+    LETTERED_SHARE,
+    LETTERING,
     MARBLED_SHARE,
     NARROW_CAMERA,
     NUMBERED_SHARE,
     SLANTED_CAMERA,
     WIDE_CAMERA,
+    lettered,
     marbled,
     numbered,
 )
@@ -202,6 +205,8 @@ def _folder(seed: int, size: int, cache_dir: Path, recipe: str) -> Path:
         key += f"|marbled{MARBLED_SHARE}"
     if numbered():  # and numbered d6's
         key += f"|numbered{NUMBERED_SHARE}"
+    if lettered():  # and numerals lettered anew
+        key += f"|lettered{LETTERED_SHARE}{LETTERING}"
     name = f"seed{seed}-{size}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
     return cache_dir / (name if recipe == DIE_FACE_RECIPE else f"{recipe}-{name}")
 

@@ -36,9 +36,11 @@ from models.dieface.spec import MEAN, STD
 from models.dieface.synth_crops import CropSet
 from models.synth.glyphs import font_count
 from models.synth.layout import (
+    LETTERED_SHARE,
     MARBLED_SHARE,
     NUMBERED_SHARE,
     SLANTED_CAMERA,
+    lettered,
     marbled,
     numbered,
 )
@@ -357,6 +359,7 @@ def fit(
         "numeral_styles": font_count(),  # more than the stroke ones: --typefaces
         "marbled_share": MARBLED_SHARE if marbled() else 0.0,  # --marbled
         "numbered_share": NUMBERED_SHARE if numbered() else 0.0,  # --numbered
+        "lettered_share": LETTERED_SHARE if lettered() else 0.0,  # --lettered
     }
     return loop.train(task, out, plan, about, resume, progress, device)
 

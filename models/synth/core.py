@@ -8,6 +8,8 @@ from typing import Literal
 
 import numpy as np
 
+from models.synth.glyphs import PLAIN_LETTERING
+
 #: Bumped whenever the pictures drawn for a given seed change; written into datasets.
 VERSION = "1.1.0"
 
@@ -115,6 +117,10 @@ class Tray:
     # the set's d6 carry numerals 1..6 (the 6 underlined) instead of pips, as many real d6
     # do; False: pips, the appliance's dice.
     numbered: bool = False
+    # how the set's numerals are lettered beside their typeface, as real dice differ: the
+    # strokes' change in a 128-px tile's pixels (<0 thinner), the width and the size as
+    # factors, the slant as a shear. The default draws the typeface as it is.
+    lettering: tuple[float, float, float, float] = PLAIN_LETTERING
 
     def __post_init__(self) -> None:
         # accept lists (a tray read back from JSON labels: Tray(**labels["tray"]))
@@ -132,6 +138,8 @@ class Tray:
             raise ValueError(f"slant is 0..70 degrees from straight down, not {self.slant}")
         if not 0 <= self.marble <= 1:
             raise ValueError(f"marble is a strength in 0..1, not {self.marble}")
+        if len(self.lettering) != 4 or not (self.lettering[1] > 0 and self.lettering[2] > 0):
+            raise ValueError(f"lettering is (stroke, width, size, slant), not {self.lettering}")
 
     @property
     def field_of_view(self) -> float:

@@ -247,7 +247,7 @@ def _marks(
         down2 = down3[:2] + down3[2] * pr.shear
         gs = sol.mark_size[f] * side
         drawn = gs * max(math.hypot(*right2), math.hypot(*down2))
-        t = tile_for(style, sol.marks[f], tray.font, drawn)
+        t = tile_for(style, sol.marks[f], tray.font, drawn, tray.lettering)
         k = gs / t.shape[0]
         m = np.empty((2, 3))
         m[:, 0] = right2 * k

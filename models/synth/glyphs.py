@@ -128,9 +128,45 @@ def tile(kind: str, mark: str, font: int = 0, size: int = TILE) -> np.ndarray:
     return t.astype(np.float32) / 255.0
 
 
-def tile_for(kind: str, mark: str, font: int, pixels: float) -> np.ndarray:
-    """The smallest cached tile still sharper than ``pixels`` (its drawn size on screen)."""
+#: A numeral as its typeface draws it (models/synth/core.py Tray.lettering).
+PLAIN_LETTERING = (0.0, 1.0, 1.0, 0.0)
+
+
+def tile_for(
+    kind: str,
+    mark: str,
+    font: int,
+    pixels: float,
+    lettering: tuple[float, float, float, float] = PLAIN_LETTERING,
+) -> np.ndarray:
+    """The smallest cached tile still sharper than ``pixels`` (its drawn size on screen), a
+    numeral lettered as its set's (``lettering``)."""
     size = TILE
     while size > 16 and size / 2 >= pixels * 1.3:
         size //= 2
-    return tile(kind, mark, font, size)
+    if kind == "d6" or tuple(lettering) == PLAIN_LETTERING:
+        return tile(kind, mark, font, size)
+    return _lettered(mark, font, size, tuple(lettering))
+
+
+@lru_cache(maxsize=256)
+def _lettered(
+    mark: str, font: int, size: int, lettering: tuple[float, float, float, float]
+) -> np.ndarray:
+    """The numeral's tile with its strokes made thinner or bolder (a signed distance moved by
+    half the change each side, thinned by at most a third of the boldest stroke's half, so
+    that a light typeface keeps its strokes), then widened, scaled and slanted about the
+    centre."""
+    stroke, width, scale, slant = lettering
+    t = tile("d10", mark, font)
+    if stroke:
+        inside = (t >= 0.5).astype(np.uint8)
+        depth = cv2.distanceTransform(inside, cv2.DIST_L2, 5)
+        reach = cv2.distanceTransform(1 - inside, cv2.DIST_L2, 5)
+        moved = max(stroke / 2, -float(depth.max()) / 3)
+        t = np.clip((depth - reach) / 2 + 0.5 + moved, 0.0, 1.0).astype(np.float32)
+    m = np.array([[scale * width, -scale * slant, 0.0], [0.0, scale, 0.0]])
+    centre = np.array([TILE / 2, TILE / 2])
+    m[:, 2] = centre - m[:, :2] @ centre
+    t = cv2.warpAffine(t, m, (TILE, TILE), flags=cv2.INTER_LINEAR, borderValue=0)
+    return t if size == TILE else cv2.resize(t, (size, size), interpolation=cv2.INTER_AREA)

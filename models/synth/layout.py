@@ -29,6 +29,11 @@ MARBLED = "YAMSCOPE_SYNTH_MARBLED"  # set to 1: half the sets of dice marbled (t
 MARBLED_SHARE = 0.5
 NUMBERED = "YAMSCOPE_SYNTH_NUMBERED"  # set to 1: a share of the sets' d6 numbered (training)
 NUMBERED_SHARE = 0.3
+LETTERED = "YAMSCOPE_SYNTH_LETTERED"  # set to 1: most sets' numerals lettered anew (training)
+LETTERED_SHARE = 0.7
+#: The ranges of a lettered set's numerals: stroke change (128-px tile pixels), width, size,
+#: slant; thin to bold and condensed to wide, as real dice's numerals are.
+LETTERING = ((-2.5, 3.5), (0.75, 1.3), (0.85, 1.3), (-0.2, 0.2))
 
 
 def _jitter(rng: np.random.Generator, bgr: Sequence[int], amount: float) -> tuple[int, int, int]:
@@ -127,6 +132,9 @@ def random_tray(
         tray = replace(tray, **_marble(rng))
     if numbered() and rng.random() < NUMBERED_SHARE:  # last again: the other sets as before
         tray = replace(tray, numbered=True)
+    if lettered() and rng.random() < LETTERED_SHARE:  # last again: the other sets as before
+        lettering = tuple(round(float(rng.uniform(*span)), 3) for span in LETTERING)
+        tray = replace(tray, lettering=lettering)
     return tray
 
 
@@ -142,6 +150,12 @@ def numbered() -> bool:
     return _asked(NUMBERED)
 
 
+def lettered() -> bool:
+    """Whether the environment asks for numerals lettered anew (``LETTERED``: training on
+    them; the eval sets and the simulated tray draw the typefaces as they are)."""
+    return _asked(LETTERED)
+
+
 def _asked(variable: str) -> bool:
     return os.environ.get(variable, "") not in ("", "0")
 
@@ -152,6 +166,7 @@ def asked_looks() -> list[str]:
         "typefaces": font_count() != len(FONTS),
         "marbled": marbled(),
         "numbered": numbered(),
+        "lettered": lettered(),
     }
     return [name for name, wanted in asked.items() if wanted]
 

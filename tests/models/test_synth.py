@@ -621,3 +621,58 @@ def test_render_marbled_is_a_folder_of_its_own(
     assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
                 "--out", str(out)]) == 2  # fmt: skip
     assert "looks" in capsys.readouterr().err  # plain dice into a marbled folder: refused
+
+
+def test_lettered_numerals_are_drawn_only_when_asked_and_leave_the_rest_of_the_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Training asks for numerals lettered anew (`--lettered`); the eval sets and the
+    simulated tray draw the typefaces as they are, and a lettered set changes nothing else."""
+    from models.synth.glyphs import PLAIN_LETTERING
+    from models.synth.layout import LETTERED, LETTERING
+
+    monkeypatch.delenv(LETTERED, raising=False)
+    plain = [random_tray(np.random.default_rng(s)) for s in range(40)]
+    assert all(t.lettering == PLAIN_LETTERING for t in plain)
+    monkeypatch.setenv(LETTERED, "1")
+    asked = [random_tray(np.random.default_rng(s)) for s in range(40)]
+    changed = [t.lettering for t in asked if t.lettering != PLAIN_LETTERING]
+    assert 16 <= len(changed) <= 38
+    for lettering in changed:
+        assert all(lo <= v <= hi for v, (lo, hi) in zip(lettering, LETTERING, strict=True))
+    for before, after in zip(plain, asked, strict=True):
+        assert dataclasses.replace(after, lettering=before.lettering) == before
+
+
+def test_lettering_thins_bolds_widens_and_leaves_pips_alone() -> None:
+    """A lettered numeral's ink: less for thinner strokes, more for bolder, wider when widened,
+    leaning when slanted; the plain lettering is the typeface's own tile, and pips are pips."""
+    from models.synth.glyphs import PLAIN_LETTERING, tile_for
+
+    def ink(lettering: tuple[float, float, float, float]) -> np.ndarray:
+        return tile_for("d10", "4", 1, 128, lettering)
+
+    plain = ink(PLAIN_LETTERING)
+    assert np.array_equal(plain, tile("d10", "4", 1))
+    thin, bold = ink((-2.0, 1.0, 1.0, 0.0)), ink((3.0, 1.0, 1.0, 0.0))
+    assert 0.3 * plain.sum() < thin.sum() < 0.9 * plain.sum() < plain.sum() < 0.9 * bold.sum()
+
+    def span(t: np.ndarray, axis: int) -> int:
+        lit = np.flatnonzero(t.max(axis=axis) > 0.5)
+        return int(lit[-1] - lit[0])
+
+    wide = ink((0.0, 1.3, 1.0, 0.0))
+    assert span(wide, 0) > 1.2 * span(plain, 0) and abs(span(wide, 1) - span(plain, 1)) <= 2
+    slanted = ink((0.0, 1.0, 1.0, 0.2))
+    top, bottom = slanted[:64], slanted[64:]
+    centre = np.arange(128)
+    lean = [float((half.sum(0) * centre).sum() / half.sum()) for half in (top, bottom)]
+    assert lean[0] > lean[1] + 3  # the top leans right, as an italic's
+    assert np.array_equal(tile_for("d6", "4", 1, 128, (3.0, 1.3, 1.2, 0.2)), tile("d6", "4"))
+
+
+def test_a_tray_refuses_a_lettering_that_cannot_be_drawn() -> None:
+    with pytest.raises(ValueError, match="lettering"):
+        dataclasses.replace(plain_tray(), lettering=(0.0, 0.0, 1.0, 0.0))
+    with pytest.raises(ValueError, match="lettering"):
+        dataclasses.replace(plain_tray(), lettering=(0.0, 1.0))
