@@ -151,6 +151,7 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "numeral_styles": summary.get("numeral_styles", len(FONTS)),
         "marbled_share": summary.get("marbled_share", 0.0),
         "numbered_share": summary.get("numbered_share", 0.0),
+        "lettered_share": summary.get("lettered_share", 0.0),
         "backbone": _backbone(cfg),
         # measured where it trained (a GPU run's folders are not here); older runs: here
         "rendered_scenes": summary.get("rendered_scenes")
@@ -247,6 +248,16 @@ def _numbered(share: float) -> str:
     if not share:
         return ""
     return f"; the d6 of {share:.0%} of the sets of dice numbered 1-6 instead of pips"
+
+
+def _lettered(share: float) -> str:
+    """The card's words for ``yamscope train --lettered``."""
+    if not share:
+        return ""
+    return (
+        f"; the numerals of {share:.0%} of the sets lettered anew (strokes thinner or bolder,"
+        " narrower or wider, larger or smaller, slanted)"
+    )
 
 
 def _overhead(wide_share: float) -> str:
@@ -386,6 +397,7 @@ def card(
                     + _typefaces(training.get("numeral_styles", len(FONTS)))
                     + _marbled(training.get("marbled_share", 0.0))
                     + _numbered(training.get("numbered_share", 0.0))
+                    + _lettered(training.get("lettered_share", 0.0))
                 ),
             },
         ],
