@@ -676,3 +676,19 @@ def test_a_tray_refuses_a_lettering_that_cannot_be_drawn() -> None:
         dataclasses.replace(plain_tray(), lettering=(0.0, 0.0, 1.0, 0.0))
     with pytest.raises(ValueError, match="lettering"):
         dataclasses.replace(plain_tray(), lettering=(0.0, 1.0))
+
+
+def test_render_lettered_writes_each_sets_lettering_and_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from device.cli import main as cli
+    from models.synth.glyphs import PLAIN_LETTERING
+    from models.synth.layout import LETTERED
+
+    monkeypatch.setenv(LETTERED, "")  # off; and unset again after the test, which the CLI sets
+    out = tmp_path / "lettered"
+    assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
+                "--lettered", "--out", str(out)]) == 0  # fmt: skip
+    trays = [json.loads(p.read_text(encoding="utf-8"))["tray"] for p in (out / "labels").iterdir()]
+    assert any(tuple(t["lettering"]) != PLAIN_LETTERING for t in trays)
+    assert json.loads((out / "dataset.json").read_text(encoding="utf-8"))["looks"] == ["lettered"]
