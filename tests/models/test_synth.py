@@ -604,19 +604,30 @@ def test_a_numbered_d6_carries_the_numeral_where_a_plain_one_has_pips() -> None:
     assert ink[0][centre].sum() < 0.1 * ink[0].sum() < ink[1][centre].sum()
 
 
+def render_with_look(
+    out: Path, look: str, variable: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[dict], list[str]]:
+    """`yamscope render --LOOK` into ``out``: each scene's tray and the folder's looks. The
+    look's variable is off before and restored after the test (the CLI sets it)."""
+    from device.cli import main as cli
+
+    monkeypatch.setenv(variable, "")
+    assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
+                f"--{look}", "--out", str(out)]) == 0  # fmt: skip
+    trays = [json.loads(p.read_text(encoding="utf-8"))["tray"] for p in (out / "labels").iterdir()]
+    return trays, json.loads((out / "dataset.json").read_text(encoding="utf-8"))["looks"]
+
+
 def test_render_marbled_is_a_folder_of_its_own(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from device.cli import main as cli
     from models.synth.layout import MARBLED
 
-    monkeypatch.setenv(MARBLED, "")  # off; and unset again after the test, which the CLI sets
     out = tmp_path / "marbled"
-    assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
-                "--marbled", "--out", str(out)]) == 0  # fmt: skip
-    trays = [json.loads(p.read_text(encoding="utf-8"))["tray"] for p in (out / "labels").iterdir()]
+    trays, looks = render_with_look(out, "marbled", MARBLED, monkeypatch)
     assert any(t["marble"] > 0 for t in trays)
-    assert json.loads((out / "dataset.json").read_text(encoding="utf-8"))["looks"] == ["marbled"]
+    assert looks == ["marbled"]
     monkeypatch.setenv(MARBLED, "")
     assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
                 "--out", str(out)]) == 2  # fmt: skip
@@ -681,14 +692,9 @@ def test_a_tray_refuses_a_lettering_that_cannot_be_drawn() -> None:
 def test_render_lettered_writes_each_sets_lettering_and_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from device.cli import main as cli
     from models.synth.glyphs import PLAIN_LETTERING
     from models.synth.layout import LETTERED
 
-    monkeypatch.setenv(LETTERED, "")  # off; and unset again after the test, which the CLI sets
-    out = tmp_path / "lettered"
-    assert cli(["render", "--n", "6", "--seed", "4", "--size", "320x240", "--quiet",
-                "--lettered", "--out", str(out)]) == 0  # fmt: skip
-    trays = [json.loads(p.read_text(encoding="utf-8"))["tray"] for p in (out / "labels").iterdir()]
+    trays, looks = render_with_look(tmp_path / "lettered", "lettered", LETTERED, monkeypatch)
     assert any(tuple(t["lettering"]) != PLAIN_LETTERING for t in trays)
-    assert json.loads((out / "dataset.json").read_text(encoding="utf-8"))["looks"] == ["lettered"]
+    assert looks == ["lettered"]
