@@ -21,9 +21,32 @@ from vision.model import MODELS, CropCard, Fields, OnnxModel, Shape
 
 DEFAULT_MODEL = MODELS / "dieface.onnx"
 ATTRIBUTES = ("kind", "value", "colour", "finish", "cocked")
-# A die whose value the model reads less surely than this is read three more ways (turned):
-# more right values for a few ms; the measurements: docs/lab-notes.md#second_look_below
+# A die whose value the model reads less surely than this is read once more, in another view
+# of its crop, and the two readings averaged: more right values for a few ms; the
+# measurements: docs/lab-notes.md#second_look_below
 SECOND_LOOK_BELOW = 0.9
+OVERHEAD_VIEWS = (1, 2, 3)  # quarter turns of a crop seen from straight down (a die lies any way)
+SLANTED_TILT = 15.0  # degrees each way a crop of a photo taken at a slant is tilted
+
+
+def second_views(crops: np.ndarray, overhead: bool) -> list[np.ndarray]:
+    """The other views of doubtful crops the second look reads. From overhead a die lies
+    at any angle, so a turned crop is another honest look. In a photo taken at a slant the
+    top face lies at the top of the box: a turn would put a side face there, a left-right
+    mirror keeps it, and a mirrored d6 face is a d6 face (a mirrored numeral is none, so
+    the caller reads a d10 there once); tilting it a little keeps the top face up too."""
+    if overhead:
+        return [np.rot90(crops, k, axes=(1, 2)) for k in OVERHEAD_VIEWS]
+    return [crops[:, :, ::-1], tilted(crops, SLANTED_TILT), tilted(crops, -SLANTED_TILT)]
+
+
+def tilted(crops: np.ndarray, degrees: float) -> np.ndarray:
+    """The crops (N, S, S[, 3]) turned ``degrees`` about their centre, edges repeated."""
+    size = crops.shape[1]
+    turn = cv2.getRotationMatrix2D(((size - 1) / 2, (size - 1) / 2), degrees, 1.0)
+    return np.stack(
+        [cv2.warpAffine(c, turn, (size, size), borderMode=cv2.BORDER_REPLICATE) for c in crops]
+    )
 
 
 @dataclass(frozen=True)
@@ -176,22 +199,28 @@ class FaceReader(OnnxModel[FaceCard]):
             probabilities[value] = enrolment.value.probabilities(results[-1])
         return probabilities
 
-    def read_crops(self, crops: np.ndarray) -> list[dict[str, Guess]]:
+    def read_crops(
+        self, crops: np.ndarray, overhead: bool = True, d6: np.ndarray | None = None
+    ) -> list[dict[str, Guess]]:
         """Every head's guess for each crop, in one run of the model; the crops whose value
-        is read less surely than ``SECOND_LOOK_BELOW`` are read again turned by a quarter, a
-        half and three quarters, and the four readings averaged (the model learned dice at
-        every angle, so each turn is another honest look)."""
+        is read less surely than ``SECOND_LOOK_BELOW`` are read again in another view
+        (:func:`second_views`) and the readings averaged. ``overhead``: the camera looks
+        straight down; else only the crops ``d6`` marks (default: those the kind head reads
+        as a d6) are looked at again."""
         if len(crops) == 0:
             return []
         heads = self.probabilities(crops)
         value = next(i for i, h in enumerate(self.card.heads) if h.attribute == "value")
-        doubtful = np.flatnonzero(heads[value].max(axis=1) < SECOND_LOOK_BELOW)
+        doubtful = heads[value].max(axis=1) < SECOND_LOOK_BELOW
+        if not overhead:
+            doubtful &= self.read_as_d6(heads) if d6 is None else d6
+        doubtful = np.flatnonzero(doubtful)
         if len(doubtful):
-            turned = np.concatenate([np.rot90(crops[doubtful], k, axes=(1, 2)) for k in (1, 2, 3)])
-            again = self.probabilities(np.ascontiguousarray(turned))
+            views = second_views(crops[doubtful], overhead)
+            again = self.probabilities(np.ascontiguousarray(np.concatenate(views)))
             for probs, more in zip(heads, again, strict=True):
-                looks = more.reshape(3, len(doubtful), -1)
-                probs[doubtful] = (probs[doubtful] + looks.sum(axis=0)) / 4
+                looks = more.reshape(len(views), len(doubtful), -1)
+                probs[doubtful] = (probs[doubtful] + looks.sum(axis=0)) / (len(views) + 1)
         per_die: list[dict[str, Guess]] = [{} for _ in crops]
         for head, probs in zip(self.card.heads, heads, strict=True):
             for guesses, p in zip(per_die, probs, strict=True):
@@ -201,6 +230,22 @@ class FaceReader(OnnxModel[FaceCard]):
                 )
         return per_die
 
-    def read(self, frame: np.ndarray, boxes: Sequence[Sequence[float]]) -> list[dict[str, Guess]]:
-        """Every head's guess for each die box of a BGR frame (all dice in one batch)."""
-        return self.read_crops(self.crops(frame, boxes))
+    def read_as_d6(self, heads: list[np.ndarray]) -> np.ndarray:
+        """Which crops the kind head finds likelier a d6 than a d10 (all, without one)."""
+        names = [h.attribute for h in self.card.heads]
+        if "kind" not in names:
+            return np.ones(len(heads[0]), bool)
+        kind = self.card.heads[names.index("kind")]
+        probs = heads[names.index("kind")]
+        return probs[:, kind.classes.index("d6")] >= probs[:, kind.classes.index("d10")]
+
+    def read(
+        self,
+        frame: np.ndarray,
+        boxes: Sequence[Sequence[float]],
+        overhead: bool = True,
+        d6: np.ndarray | None = None,
+    ) -> list[dict[str, Guess]]:
+        """Every head's guess for each die box of a BGR frame (all dice in one batch);
+        ``overhead`` and ``d6`` as in :meth:`read_crops`."""
+        return self.read_crops(self.crops(frame, boxes), overhead, d6)

@@ -320,7 +320,9 @@ def read_found(
         if calibration is not None
         else boxes  # a photo at an angle: no axis to reckon from
     )
-    guesses = reader.read(frame, faces)
+    # a game of one kind tells which dice the second look may mirror; else the kind head does
+    d6 = np.full(len(faces), kinds[0] == "d6") if len(kinds) == 1 else None
+    guesses = reader.read(frame, faces, overhead=calibration is not None, d6=d6)
     needed = ("kind", "value", "colour", "finish") if coloured else ("kind", "value")
     values = tuple(int(v) for v in reader.classes("value"))
     kind_classes = (
