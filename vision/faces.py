@@ -29,15 +29,16 @@ OVERHEAD_VIEWS = (1, 2, 3)  # quarter turns of a crop seen from straight down (a
 SLANTED_TILT = 15.0  # degrees each way a crop of a photo taken at a slant is tilted
 
 
-def second_views(crops: np.ndarray, overhead: bool) -> list[np.ndarray]:
+def second_views(crops: np.ndarray, overhead: bool, mirror: bool = True) -> list[np.ndarray]:
     """The other views of doubtful crops the second look reads. From overhead a die lies
     at any angle, so a turned crop is another honest look. In a photo taken at a slant the
-    top face lies at the top of the box: a turn would put a side face there, a left-right
-    mirror keeps it, and a mirrored d6 face is a d6 face (a mirrored numeral is none, so
-    the caller reads a d10 there once); tilting it a little keeps the top face up too."""
+    top face lies at the top of the box: a turn would put a side face there, while a tilt
+    of a few degrees keeps it up, and so does a left-right mirror, which ``mirror`` asks
+    for: a mirrored d6 face is a d6 face, a mirrored numeral is none."""
     if overhead:
         return [np.rot90(crops, k, axes=(1, 2)) for k in OVERHEAD_VIEWS]
-    return [crops[:, :, ::-1], tilted(crops, SLANTED_TILT), tilted(crops, -SLANTED_TILT)]
+    tilts = [tilted(crops, SLANTED_TILT), tilted(crops, -SLANTED_TILT)]
+    return [crops[:, :, ::-1], *tilts] if mirror else tilts
 
 
 def tilted(crops: np.ndarray, degrees: float) -> np.ndarray:
@@ -205,22 +206,29 @@ class FaceReader(OnnxModel[FaceCard]):
         """Every head's guess for each crop, in one run of the model; the crops whose value
         is read less surely than ``SECOND_LOOK_BELOW`` are read again in another view
         (:func:`second_views`) and the readings averaged. ``overhead``: the camera looks
-        straight down; else only the crops ``d6`` marks (default: those the kind head reads
-        as a d6) are looked at again."""
+        straight down; else the crops ``d6`` marks (default: those the kind head reads as a
+        d6) are mirrored too."""
         if len(crops) == 0:
             return []
         heads = self.probabilities(crops)
         value = next(i for i, h in enumerate(self.card.heads) if h.attribute == "value")
         doubtful = heads[value].max(axis=1) < SECOND_LOOK_BELOW
-        if not overhead:
-            doubtful &= self.read_as_d6(heads) if d6 is None else d6
-        doubtful = np.flatnonzero(doubtful)
-        if len(doubtful):
-            views = second_views(crops[doubtful], overhead)
+        if overhead:
+            groups = [(np.flatnonzero(doubtful), True)]
+        else:
+            d6 = self.read_as_d6(heads) if d6 is None else d6
+            groups = [
+                (np.flatnonzero(doubtful & d6), True),
+                (np.flatnonzero(doubtful & ~d6), False),
+            ]
+        for rows, mirror in groups:
+            if not len(rows):
+                continue
+            views = second_views(crops[rows], overhead, mirror)
             again = self.probabilities(np.ascontiguousarray(np.concatenate(views)))
             for probs, more in zip(heads, again, strict=True):
-                looks = more.reshape(len(views), len(doubtful), -1)
-                probs[doubtful] = (probs[doubtful] + looks.sum(axis=0)) / (len(views) + 1)
+                looks = more.reshape(len(views), len(rows), -1)
+                probs[rows] = (probs[rows] + looks.sum(axis=0)) / (len(views) + 1)
         per_die: list[dict[str, Guess]] = [{} for _ in crops]
         for head, probs in zip(self.card.heads, heads, strict=True):
             for guesses, p in zip(per_die, probs, strict=True):
