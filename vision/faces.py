@@ -21,8 +21,8 @@ from vision.model import MODELS, CropCard, Fields, OnnxModel, Shape
 
 DEFAULT_MODEL = MODELS / "dieface.onnx"
 ATTRIBUTES = ("kind", "value", "colour", "finish", "cocked")
-# A die whose value the model reads less surely than this is read once more, in another view
-# of its crop, and the two readings averaged: more right values for a few ms; the
+# A die whose value the model reads less surely than this is read again in other views of
+# its crop (second_views) and the readings averaged: more right values for a few ms; the
 # measurements: docs/lab-notes.md#second_look_below
 SECOND_LOOK_BELOW = 0.9
 OVERHEAD_VIEWS = (1, 2, 3)  # quarter turns of a crop seen from straight down (a die lies any way)
@@ -204,7 +204,7 @@ class FaceReader(OnnxModel[FaceCard]):
         self, crops: np.ndarray, overhead: bool = True, d6: np.ndarray | None = None
     ) -> list[dict[str, Guess]]:
         """Every head's guess for each crop, in one run of the model; the crops whose value
-        is read less surely than ``SECOND_LOOK_BELOW`` are read again in another view
+        is read less surely than ``SECOND_LOOK_BELOW`` are read again in other views
         (:func:`second_views`) and the readings averaged. ``overhead``: the camera looks
         straight down; else the crops ``d6`` marks (default: those the kind head reads as a
         d6) are mirrored too."""

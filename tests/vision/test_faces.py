@@ -196,6 +196,10 @@ def test_a_doubtful_die_of_a_slanted_photo_is_tilted_and_a_d6_mirrored_too(
         tuple(np.mean([once[1], *(t[1] for t in tilts)], axis=0))
     )
     assert not np.allclose(once[0], mirror[0])  # the mirror is another look, not the same
+    by_kind = reader.read_as_d6(reader.probabilities(noise))  # untold: the kind head decides
+    untold = reader.read_crops(noise, overhead=False)
+    told = reader.read_crops(noise, overhead=False, d6=by_kind)
+    assert [g["value"].probabilities for g in untold] == [g["value"].probabilities for g in told]
 
 
 def test_a_tilt_turns_a_crop_about_its_centre() -> None:
