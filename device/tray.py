@@ -152,6 +152,8 @@ class TrayWatcher:
                 "message": self._message,
                 "reading_ms": self._reading_ms,
                 "can_throw": callable(getattr(self.runner.source, "throw", None)),
+                # until the tray is first seen at rest no throw can be told from the tray
+                "starting": self.detector.state == "warming",
                 "calibration": self._calibration_summary(),
             }
 
@@ -423,6 +425,7 @@ class TrayWatcher:
         status = self.status()
         key = (
             status["state"],
+            status["starting"],
             status["error"],
             status["message"],
             status["reading_ms"],

@@ -5,7 +5,6 @@ on the 800x480 kiosk. Both sizes: nothing wider than the screen."""
 
 from __future__ import annotations
 
-import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,8 +26,7 @@ def tray(tmp_path: Path) -> Iterator[Server]:
     s = Server(tmp_path, camera="simulated")
     s.start()
     yield s
-    if s.process is not None and s.process.poll() is None:
-        s.kill(signal.SIGTERM)
+    s.stop()
 
 
 def fits(driver: Any) -> None:
@@ -252,5 +250,4 @@ def test_settings_backup_restore_power_and_health_on_the_kiosk(driver: Any, tmp_
         wait(driver, lambda d: "settings written to" in text(d, "#log-lines"), "the log")
         fits(driver)
     finally:
-        if server.process is not None and server.process.poll() is None:
-            server.kill(signal.SIGTERM)
+        server.stop()

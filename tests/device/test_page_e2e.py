@@ -7,7 +7,6 @@ computer players' turns, tap targets. The browser and server helpers are the one
 from __future__ import annotations
 
 import re
-import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,8 +35,7 @@ def tray(tmp_path: Path) -> Iterator[Server]:
     s = Server(tmp_path, camera="simulated")
     s.start()
     yield s
-    if s.process is not None and s.process.poll() is None:
-        s.kill(signal.SIGTERM)
+    s.stop()
 
 
 def pressed(driver: Any) -> list[bool]:
@@ -127,7 +125,7 @@ def test_the_kiosk_and_a_phone_show_dice_throw_and_entries_without_scrolling(
             assert hidden(driver, *wanted) == [], size
             assert read(driver, "return [scrollX, scrollY]") == [0, 0]
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 def option_texts(driver: Any) -> list[str]:
@@ -181,7 +179,7 @@ def test_one_language_at_a_time(driver: Any, tmp_path: Path) -> None:
         assert [t for t in french if t in raw or "_" in t] == []
         assert not re.search(r"\b(the|what|boxes|must)\b", " ".join(french))
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 # What the page shows of a computer's turn, read at once: who plays, which throw, the dice,
@@ -251,7 +249,7 @@ def test_a_computers_turn_is_shown_move_by_move_and_can_be_skipped(
         assert time.monotonic() - skipped < 3.0  # not the 4 s of even one more move
         assert len(server.state()["game"]["recent"]) == 4
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 def test_the_calibrate_button_asks_when_dice_are_in_view(driver: Any, tray: Server) -> None:
@@ -379,7 +377,7 @@ def test_cameroun_fits_a_phone_and_the_advised_entry_is_marked(driver: Any, tmp_
         assert len(marked) == 1 and marked[0][0] == "yams_impossible", marked
         assert "conseillé" in marked[0][1].lower()
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 @pytest.fixture
@@ -388,8 +386,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     s = Server(tmp_path)
     s.start()
     yield s
-    if s.process is not None and s.process.poll() is None:
-        s.kill(signal.SIGTERM)
+    s.stop()
 
 
 def test_the_turn_counter_the_bonus_still_needed_undo_said_and_replay(

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import time
 import urllib.request
 from pathlib import Path
@@ -92,7 +91,7 @@ def test_a_filled_box_opens_its_audit_with_the_photo_and_the_correction(
             assert corrected.is_displayed()
             no_overflow(driver)
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 def test_records_players_history_replay_dice_and_export_on_both_screens(
@@ -156,7 +155,7 @@ def test_records_players_history_replay_dice_and_export_on_both_screens(
         logs = driver.get_log("browser")
         assert not [e for e in logs if e["level"] == "SEVERE" and "404" not in e["message"]]
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 def test_the_table_page_says_when_the_club_server_is_away_and_plays_on_when_back(
@@ -191,4 +190,4 @@ def test_the_table_page_says_when_the_club_server_is_away_and_plays_on_when_back
         click(driver, "#suggestions .sugg")
         wait(driver, lambda d: server.state()["game"]["turn"] == 2, "the entry kept")
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()

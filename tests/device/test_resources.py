@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import random
-import signal
 import time
 import urllib.request
 from pathlib import Path
@@ -53,7 +52,7 @@ def test_the_live_picture_and_pushed_states_are_not_logged_each_time(tmp_path: P
             time.sleep(0.25)
         server.state()
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
     log = (tmp_path / "server.log").read_text(encoding="utf-8")
     served = [line for line in log.splitlines() if '"GET /api/' in line and '" 200 ' in line]
     assert served == []

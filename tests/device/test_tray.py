@@ -323,8 +323,10 @@ def test_a_throw_before_the_tray_is_watched_or_during_a_roll_is_refused_with_why
         early = _throw(client, token)  # the camera has not shown the tray at rest yet
         assert early.status_code == 409 and "camera is starting" in early.json["error"]
         assert session.version == version and source.last_throw == []  # nothing thrown
+        assert watcher.status()["starting"] is True  # the page holds its throw button
         watcher.start()
         wait_for(lambda: watcher.detector.state == "idle", "the camera to show the still tray")
+        wait_for(lambda: session.state()["camera"]["starting"] is False, "the page told")
         assert _throw(client, token).status_code == 200
         version, thrown = session.version, source.last_throw
         rolling = _throw(client, token)  # at once: the dice are still rolling

@@ -114,6 +114,15 @@ class Server:
                 time.sleep(0.05)
         pytest.fail("yamscope serve did not answer")
 
+    def stop(self) -> None:
+        """Stop the server if it runs, and print the end of its log (pytest shows it when
+        the test failed: what the server said of a throw the page never showed)."""
+        if self.process is not None and self.process.poll() is None:
+            self.kill(signal.SIGTERM)
+        log = self.folder / "server.log"
+        if log.exists():
+            print(log.read_text(errors="replace")[-4000:])
+
     def kill(self, sig: int = signal.SIGKILL) -> None:
         assert self.process is not None
         self.process.send_signal(sig)
@@ -139,8 +148,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     s = Server(tmp_path)
     s.start()
     yield s
-    if s.process is not None and s.process.poll() is None:
-        s.kill(signal.SIGTERM)
+    s.stop()
 
 
 def viewport(driver: Any, width: int, height: int) -> None:
@@ -204,15 +212,21 @@ def cell(driver: Any, box: str, column: int = 0) -> str:
 
 
 def click(driver: Any, selector: str) -> None:
-    """Click what the selector finds now (retried if a push redrew it meanwhile)."""
+    """Click what the selector finds, once it is enabled (a click on a disabled button does
+    nothing: the throw button waits for the game and the camera); retried if a push redrew
+    it meanwhile."""
     from selenium.common.exceptions import StaleElementReferenceException
 
-    for _ in range(20):
+    end = time.monotonic() + WAIT_S
+    while time.monotonic() < end:
         try:
-            css(driver, selector)[0].click()
-            return
+            found = css(driver, selector)[0]
+            if found.is_enabled():
+                found.click()
+                return
         except (StaleElementReferenceException, IndexError):
-            time.sleep(0.05)
+            pass
+        time.sleep(0.05)
     pytest.fail(f"could not click {selector}")
 
 
@@ -427,7 +441,7 @@ def test_replay_camera_reads_the_throws_into_the_page(driver: Any, tmp_path: Pat
         assert text(driver, "#sheet") == sheet
         assert server.state()["game"]["sheets"][0]
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 def test_what_the_camera_has_to_say_is_the_banner(driver: Any, tmp_path: Path) -> None:
@@ -447,7 +461,7 @@ def test_what_the_camera_has_to_say_is_the_banner(driver: Any, tmp_path: Path) -
         assert "4 dice read on the tray, 5 expected" in text(driver, "#banner")
         assert server.state()["game"]["throw"] == 0
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 def empty_tray_replay(folder: Path) -> Path:
@@ -500,7 +514,7 @@ def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path)
         saved = json.loads((tmp_path / "data" / "calibration.json").read_text(encoding="utf-8"))
         assert saved["field_of_view"] == 52.0 and saved["size"] == [640, 480]
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 def test_a_configured_lens_wider_than_the_models_learned_is_said_on_the_page(
@@ -525,7 +539,7 @@ def test_a_configured_lens_wider_than_the_models_learned_is_said_on_the_page(
         assert "Objectif plus large que ceux appris (75° au plus)" in shown
         assert server.state()["camera"]["calibration"]["wider_than_trained"] is True
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 # -- issue 25: what the page says of the PIN, and of a full disk ----------------------------------
@@ -548,7 +562,7 @@ def test_the_pin_dialog_says_how_strong_the_pin_is(driver: Any, tmp_path: Path) 
         click(driver, "#form-pin button[type=submit]")
         wait(driver, lambda d: "Anne" in text(d, "#turn"), "the game, once the PIN was given")
     finally:
-        server.kill(signal.SIGTERM)
+        server.stop()
 
 
 def shown(driver: Any) -> dict[str, Any]:

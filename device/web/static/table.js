@@ -36,6 +36,7 @@ const WORDS = {
     cam_stalled: "caméra : plus d'image", cam_reopening: "caméra : reconnexion…",
     cam_failed: "caméra en panne : {0}", cam_stopped: "caméra arrêtée",
     tray_waiting: "Lancez les dés dans la piste : la caméra les lit.",
+    camera_starting: "La caméra démarre : un instant avant de lancer.",
     unsure: "à vérifier", check_dice: "Vérifiez les dés marqués : touchez « ✎ Corriger » puis le dé.",
     correct: "✎ Corriger", correct_which: "✎ Touchez le dé",
     skip: "Passer ⏭", reading: "Lecture des dés…",
@@ -89,6 +90,7 @@ const WORDS = {
     cam_stalled: "camera: no picture", cam_reopening: "camera: reconnecting…",
     cam_failed: "camera failed: {0}", cam_stopped: "camera stopped",
     tray_waiting: "Throw the dice in the tray: the camera reads them.",
+    camera_starting: "The camera is starting: a moment before you throw.",
     unsure: "check", check_dice: "Check the marked dice: tap “✎ Correct”, then the die.",
     correct: "✎ Correct", correct_which: "✎ Tap the die",
     skip: "Skip ⏭", reading: "Reading the dice…",
@@ -503,14 +505,16 @@ function renderActions(game) {
   const next = game.throw + 1;
   button.textContent = game.throw && next <= game.max_throws && !game.announced
     ? t("throw_n", next, game.max_throws) : t("throw");
-  button.disabled = !game.can_throw;
+  const starting = Boolean(state.camera && state.camera.starting);
+  button.disabled = !game.can_throw || starting;
   // A real camera reads the throws by itself; only the simulated tray has a throw button.
   const cameraReads = state.camera && !state.camera.can_throw;
   button.hidden = game.finished || cameraReads || !game.human_turn;
   $("btn-skip").hidden = game.finished || game.human_turn;
   const waiting = $("tray-waiting");
-  waiting.hidden = !cameraReads || game.finished || !game.can_throw || !game.human_turn;
-  waiting.textContent = t("tray_waiting");
+  waiting.hidden = !(cameraReads || starting) || game.finished || !game.can_throw
+    || !game.human_turn;
+  waiting.textContent = t(starting ? "camera_starting" : "tray_waiting");
   const announce = $("btn-announce");
   announce.hidden = !game.announceable.length;
   announce.textContent = t("announce", tr(game, "announced_throw") || "");
