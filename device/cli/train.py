@@ -118,6 +118,12 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
         "(default 0: not used)",
     )
     trn.add_argument(
+        "--value-over-kind",
+        action="store_true",
+        help="score a d6's value over 1..6 only in training, as the runtime reads it, so the "
+        "many d6 crops do not lean every d10's value to 1..6 (default: over all ten values)",
+    )
+    trn.add_argument(
         "--widths",
         type=int,
         nargs=4,
@@ -200,6 +206,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.found_repeats < 0:
         raise UsageError(f"--found-repeats is a count, 0 or more; not {args.found_repeats}")
     cfg.found_repeats = args.found_repeats
+    cfg.value_over_kind = args.value_over_kind
     if args.slanted < 0:
         raise UsageError(f"--slanted is a count of scenes, 0 or more; not {args.slanted}")
     cfg.slanted = args.slanted

@@ -168,7 +168,11 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "losses": (
             "one cross-entropy per head (label smoothing "
             f"{cfg['label_smoothing']}), each over the crops that carry its label, summed; the "
-            "value head is plain cross-entropy over all ten values for d6 and d10 alike"
+            + (
+                "value head's over a d6's six values for a d6 and all ten for a d10"
+                if cfg.get("value_over_kind")
+                else "value head is plain cross-entropy over all ten values for d6 and d10 alike"
+            )
             + _taught(cfg, summary.get("teacher_version"))
         ),
     }

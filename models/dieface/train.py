@@ -97,6 +97,9 @@ class TrainConfig:
     # it, this many times in each epoch: its boxes on no die teach the kind head "none"
     # (found_crops.py); their valid splits are scored as "found_valid"
     found_repeats: int = 0
+    # True: a d6's value loss is taken over 1..6 only (value_loss), so the d6 crops, about
+    # seven times as many as the d10 ones, no longer push every d10's 7..10 down
+    value_over_kind: bool = False
 
 
 def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
@@ -108,22 +111,43 @@ def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
 
 
 def head_losses(
-    outputs: Sequence[torch.Tensor], labels: dict[str, torch.Tensor], smoothing: float
+    outputs: Sequence[torch.Tensor],
+    labels: dict[str, torch.Tensor],
+    smoothing: float,
+    value_over_kind: bool = False,
 ) -> dict[str, torch.Tensor]:
     """Cross-entropy of each head over the crops that carry its label (none: no term).
 
-    The value head is plain cross-entropy over all ten values for d6 and d10 alike, so a d6
-    learns to put no weight on 7..10 and the runtime's restriction to the kind's range is a
-    safeguard, not something the model leans on.
+    The value head is cross-entropy over all ten values for d6 and d10 alike, unless
+    ``value_over_kind``: then a crop labelled d6 is scored over its own six values only
+    (:func:`value_loss`), as the runtime reads it.
     """
     losses = {}
     for name, logits in zip(spec.HEADS, outputs, strict=True):
         known = labels[name] != spec.UNKNOWN
-        if known.any():
+        if not known.any():
+            continue
+        if name == "value" and value_over_kind:
+            d6 = labels["kind"][known] == spec.KINDS.index("d6")
+            losses[name] = value_loss(logits[known], labels[name][known], d6, smoothing)
+        else:
             losses[name] = F.cross_entropy(
                 logits[known], labels[name][known], label_smoothing=smoothing
             )
     return losses
+
+
+def value_loss(
+    logits: torch.Tensor, target: torch.Tensor, d6: torch.Tensor, smoothing: float
+) -> torch.Tensor:
+    """Label-smoothed cross-entropy of the value head where each ``d6`` row is a softmax over
+    values 1..6 only: its logits of 7..10 get no gradient from it."""
+    faces = torch.where(d6, 6, len(spec.VALUES))
+    allowed = torch.arange(logits.shape[1], device=logits.device)[None, :] < faces[:, None]
+    log_p = torch.log_softmax(logits.masked_fill(~allowed, -torch.inf), dim=1)
+    nll = -log_p.gather(1, target[:, None]).squeeze(1)
+    spread = -torch.where(allowed, log_p, 0.0).sum(1) / faces
+    return ((1 - smoothing) * nll + smoothing * spread).mean()
 
 
 def batch_loss(
@@ -143,7 +167,7 @@ def batch_loss(
     labels = labels | {"colour": torch.where(recoloured, spec.UNKNOWN, labels["colour"])}
     x = (x - MEAN) / STD
     outputs = model(x)
-    losses = head_losses(outputs, labels, cfg.label_smoothing)
+    losses = head_losses(outputs, labels, cfg.label_smoothing, cfg.value_over_kind)
     if teacher is not None:
         with torch.no_grad():
             taught = teacher(x)

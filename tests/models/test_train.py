@@ -40,6 +40,7 @@ from models.dieface.train import (
     load_model,
     rune55_set,
     share_repeats,
+    value_loss,
 )
 from models.training.card import count_parameters
 from models.training.checkpoints import latest_checkpoint
@@ -113,6 +114,32 @@ def test_each_head_is_trained_only_on_crops_with_its_label() -> None:
     losses = head_losses(outputs, labels, smoothing=0.0)
     assert set(losses) == {"value"}
     assert float(losses["value"]) == pytest.approx(np.log(10))  # uniform over ten values
+
+
+def test_a_d6_value_over_its_kind_is_scored_over_six_values_and_leaves_7_to_10_alone() -> None:
+    logits = torch.zeros(2, 10, requires_grad=True)
+    labels = {name: torch.full((2,), spec.UNKNOWN) for name in spec.HEADS}
+    labels["kind"] = torch.tensor([spec.KINDS.index("d6"), spec.KINDS.index("d10")])
+    labels["value"] = torch.tensor([2, 8])
+    outputs = tuple(logits if name == "value" else torch.zeros(2, len(c))
+                    for name, c in spec.HEADS.items())  # fmt: skip
+    over_kind = head_losses(outputs, labels, smoothing=0.0, value_over_kind=True)
+    over_all = head_losses(outputs, labels, smoothing=0.0)
+    assert float(over_kind["value"]) == pytest.approx((np.log(6) + np.log(10)) / 2)
+    assert float(over_all["value"]) == pytest.approx(np.log(10))
+    over_kind["value"].backward()
+    assert torch.all(logits.grad[0, 6:] == 0)  # the d6 row: no pull on 7..10
+    assert torch.all(logits.grad[1, :] != 0)  # the d10 row: every value
+
+
+def test_the_value_loss_over_a_kind_smooths_only_over_its_values() -> None:
+    logits = torch.randn(4, 10)
+    target = torch.tensor([0, 5, 6, 9])
+    d6 = torch.tensor([True, True, False, False])
+    smoothed = value_loss(logits, target, d6, smoothing=0.1)
+    d10 = F.cross_entropy(logits[2:], target[2:], label_smoothing=0.1)
+    six = F.cross_entropy(logits[:2, :6], target[:2], label_smoothing=0.1)
+    assert float(smoothed) == pytest.approx(float((six + d10) / 2), rel=1e-5)
 
 
 def test_one_training_step_on_synthetic_and_real_crops_lowers_the_loss(
