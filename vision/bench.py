@@ -19,11 +19,13 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.colour import look
 from vision.faces import FaceReader
+from vision.numerals import doubtful_d10
 from vision.pips import count_pips
 from vision.reading import Kind
 from vision.recognise import (
     default_finder,
     default_leaning,
+    default_numerals,
     default_reader,
     detector_side,
     find_dice,
@@ -104,6 +106,7 @@ def stage_timings(
         )
     else:
         out.append(Timing("cocked die", None, None, "overhead only: not run uncalibrated"))
+    out.append(numeral_timing(frame, boxes, calibration, reader, kinds, repeats))
     if {"colour", "finish"} <= reader.attributes:
         out.append(Timing("colour/finish", None, None, "the model's heads, in face reading"))
     else:
@@ -126,6 +129,29 @@ def stage_timings(
     whole = timed(lambda: recognise(frame, calibration, reader, coloured, kinds, finder), repeats)
     out.append(Timing("recognise (whole)", *whole))
     return out, len(boxes)
+
+
+def numeral_timing(
+    frame: np.ndarray,
+    boxes: list,
+    calibration: Calibration | None,
+    reader: FaceReader,
+    kinds: tuple[Kind, ...],
+    repeats: int,
+) -> Timing:
+    """The second look at one doubtful d10's numeral, and how many dice of this frame the
+    die-face model leaves doubtful (the look is paid once for each of them)."""
+    if calibration is None or "d10" not in kinds or not boxes:
+        return Timing("numeral look", None, None, "overhead d10 only: not run here")
+    numerals = default_numerals()
+    values = tuple(int(v) for v in reader.classes("value"))
+    guesses = reader.read(frame, boxes)
+    doubtful = int(doubtful_d10(guesses, np.ones(len(boxes), bool), values).sum())
+    return Timing(
+        "numeral look (a doubtful d10)",
+        *timed(lambda: numerals.digits(frame, boxes[:1]), min(repeats, 10)),
+        f"{doubtful} of {len(boxes)} dice doubtful in this frame",
+    )
 
 
 def bench_frame(
@@ -155,7 +181,7 @@ def bench_frame(
         if t.median is None or t.p95 is None:
             yield f"  {t.stage:<30} {'-':>8} {'-':>8}  {t.note}"
             continue
-        note = ""
+        note = f"  {t.note}" if t.note else ""
         if t.stage == "recognise (whole)" and target_ms is not None:
             note = f"  target < {target_ms:g} ms: {'met' if t.median < target_ms else 'NOT met'}"
         if t.stage == "finding dice (all)" and calibration is not None:

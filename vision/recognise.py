@@ -35,6 +35,7 @@ from vision.faces import DEFAULT_MODEL, FaceReader, Guess
 from vision.felt import FeltModel
 from vision.images import check_frame
 from vision.model_check import check_reader
+from vision.numerals import DEFAULT_NUMERALS_MODEL, NumeralReader, numeral_looks
 from vision.on_tray import nothing_new, on_tray, view_notes
 from vision.perspective import top_face_box
 from vision.pips import count_pips
@@ -70,6 +71,12 @@ def default_reader(model: Path = DEFAULT_MODEL) -> FaceReader:
 def default_leaning() -> CockedReader:
     """The shipped cocked-die model, loaded once per process."""
     return CockedReader()
+
+
+@lru_cache(maxsize=1)
+def default_numerals() -> NumeralReader:
+    """The shipped numeral model, loaded once per process."""
+    return NumeralReader()
 
 
 @lru_cache(maxsize=2)
@@ -213,6 +220,15 @@ def kind_of(guess: Guess, classes: tuple[str, ...]) -> tuple[Kind, float]:
     return classes[best], guess.probabilities[best]  # type: ignore[return-value]
 
 
+def read_as_d10(
+    guesses: dict[str, Guess], kinds: tuple[Kind, ...], classes: tuple[str, ...]
+) -> bool:
+    """Whether a die is a d10: the game's one kind, else the kind head's (no head: not)."""
+    if len(kinds) == 1:
+        return kinds[0] == "d10"
+    return "kind" in guesses and kind_of(guesses["kind"], classes)[0] == "d10"
+
+
 def no_die(guess: Guess | None, classes: tuple[str, ...]) -> float:
     """How sure the kind head is that the box holds no die (0 for a model without the class)."""
     if guess is None or NO_DIE not in classes:
@@ -281,6 +297,7 @@ def recognise(
     finder: DiceFinder | None = None,
     leaning: CockedReader | None = None,
     expected: int | None = None,
+    numerals: NumeralReader | None = None,
 ) -> Reading:
     """Every die in a BGR (or grey) frame, in reading order, each with its flags.
 
@@ -294,11 +311,14 @@ def recognise(
     tells it, and the face reading, how slanted the camera sees each die: the face model
     reads the top face's part of the box (vision/perspective.py). ``expected``: how many
     dice were thrown, when the game knows (a calibrated tray then accounts for a count
-    that is off)."""
+    that is off). ``numerals``: the numeral model that reads a doubtful d10 again, asked
+    only with a calibration (default: the shipped one, loaded once)."""
     began = time.perf_counter()
     frame = check_frame(frame)
     found = find_dice(frame, calibration, finder, expected=expected)
-    return read_found(frame, found, calibration, reader, coloured, kinds, leaning, began)
+    if calibration is not None and numerals is None:
+        numerals = default_numerals()
+    return read_found(frame, found, calibration, reader, coloured, kinds, leaning, began, numerals)
 
 
 def read_found(
@@ -310,8 +330,10 @@ def read_found(
     kinds: tuple[Kind, ...],
     leaning: CockedReader | None,
     began: float,
+    numerals: NumeralReader | None = None,
 ) -> Reading:
-    """The reading of the dice ``found`` in a frame (see :func:`recognise`)."""
+    """The reading of the dice ``found`` in a frame (see :func:`recognise`); ``numerals``:
+    the numeral model that reads a doubtful d10 again from overhead (None: not asked)."""
     reader = reader or default_reader()
     segmentation = found.segmentation
     boxes = [b.box for b in segmentation.blobs]
@@ -328,6 +350,9 @@ def read_found(
     kind_classes = (
         tuple(str(c) for c in reader.classes("kind")) if "kind" in reader.attributes else KINDS
     )
+    if numerals is not None and calibration is not None:
+        d10 = np.array([read_as_d10(g, kinds, kind_classes) for g in guesses], bool)
+        guesses = numeral_looks(numerals, frame, faces, guesses, d10, values)
     terms = Terms(needed, kinds, values, calibration is not None, kind_classes)
     leans = (
         (leaning or default_leaning()).probabilities(frame, boxes, calibration.focal)
@@ -379,11 +404,16 @@ class Recogniser:
         finder_model: str | Path | None = None,
         cocked_model: str | Path = DEFAULT_COCKED_MODEL,
         enrolment: Enrolment | None = None,
+        numerals_model: str | Path | None = DEFAULT_NUMERALS_MODEL,
     ) -> None:
         self.reader = FaceReader(model, threads=threads)
         self.reader.enrol(enrolment)
         self.finder = DiceFinder(finder_model, threads=threads)
         self.leaning = CockedReader(cocked_model, threads=threads)
+        # None: no second look at a doubtful d10's numeral (to measure what it brings)
+        self.numerals = (
+            NumeralReader(numerals_model, threads=threads) if numerals_model is not None else None
+        )
         self.calibration = calibration
         self.coloured = coloured
         self.kinds = kinds
@@ -430,6 +460,7 @@ class Recogniser:
             self.kinds,
             self.leaning,
             began,
+            self.numerals,
         )
         if self.distrust is None:
             return reading

@@ -27,6 +27,11 @@ def register(sub: Commands) -> None:
     evs.add_argument("--model", metavar="ONNX", help="die-face model (default: the shipped one)")
     evs.add_argument("--detector", metavar="ONNX", help="detector (default: the shipped one)")
     evs.add_argument("--cocked", metavar="ONNX", help="cocked-die model (default: the shipped one)")
+    evs.add_argument(
+        "--no-numerals",
+        action="store_true",
+        help="no second look at a doubtful d10's numeral (vision/numerals.py): to measure it",
+    )
     evs.add_argument("--out", metavar="DIR", help="default: data/evaluate/<dataset name>/")
     evs.add_argument("--limit", type=int, metavar="N", help="only the first N photos")
     evs.add_argument(
@@ -93,6 +98,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             resize=_size(args.resize) if args.resize else None,
             enrolment=Path(args.enrolment) if args.enrolment else None,
             dice=args.dice,
+            numerals=not args.no_numerals,
         )
     except (DatasetError, VisionError) as exc:
         raise UsageError(str(exc)) from None

@@ -412,6 +412,7 @@ def evaluate(
     resize: tuple[int, int] | None = None,
     enrolment: Path | None = None,
     dice: int | None = None,
+    numerals: bool = True,
 ) -> tuple[Tally, dict[str, Any]]:
     """Read every photo of ``dataset`` (the first ``limit``) and tally the result; also
     returns how it was read (model, kinds, calibration). ``kinds``: the kinds of dice in
@@ -424,8 +425,9 @@ def evaluate(
     another resolution would see them. ``enrolment``: the table's own value head to read
     with (vision/enrolment.py; BadEnrolmentError when it cannot be). ``dice``: every photo
     holds this many, as a game's rulebook tells the appliance (a calibrated tray then
-    accounts for a count that is off). OpenCV runs on one thread meanwhile, as the model
-    does.
+    accounts for a count that is off). ``numerals``: a calibrated reading looks again at a
+    doubtful d10's numeral (vision/numerals.py; False: to measure without). OpenCV runs on
+    one thread meanwhile, as the model does.
 
     Long: one loop over the photos, tallying every measure the report prints."""
     from tqdm import tqdm
@@ -438,6 +440,8 @@ def evaluate(
         chosen: dict[str, Any] = {"model": model} if model is not None else {}
         if cocked is not None:
             chosen["cocked_model"] = cocked
+        if not numerals:
+            chosen["numerals_model"] = None
         recogniser = Recogniser(
             coloured=synthetic,
             kinds=kinds,  # type: ignore[arg-type]
@@ -485,6 +489,9 @@ def evaluate(
             "path": str(recogniser.leaning.path),
             "version": recogniser.leaning.card.version,
         },
+        "numerals": None
+        if recogniser.numerals is None
+        else {"path": str(recogniser.numerals.path), "version": recogniser.numerals.card.version},
         "kinds": list(kinds),
         "calibrated": calibrate_each,
         "calibration": None if calibration is None else "given",

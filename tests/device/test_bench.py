@@ -35,6 +35,7 @@ def test_the_stage_table_times_what_recognise_runs() -> None:
     assert any(line.lstrip().startswith("detector") for line in lines)
     assert any("pip cross-check" in line and "d6 only" in line for line in lines)
     assert any("recognise (whole)" in line and "target < 50 ms" in line for line in lines)
+    assert any("numeral look" in line and "overhead d10 only" in line for line in lines)
 
 
 def test_bench_only_scoring_prints_the_scoring_table_alone(

@@ -508,3 +508,15 @@ def test_evaluate_scores_the_cocked_model_it_is_given(
     }
     assert main([*args, "--cocked", str(tmp_path / "missing.onnx")]) == 2
     assert "model file missing" in capsys.readouterr().err
+
+
+def test_evaluate_says_whether_the_numerals_looked_again(
+    scenes: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["evaluate", str(scenes), "--limit", "1", "--json", "--out", str(tmp_path)]
+    assert main(args) == 0
+    looked = json.loads(capsys.readouterr().out)
+    assert looked["numerals"]["path"].endswith("numerals.onnx")
+    assert main([*args, "--no-numerals"]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert alone["numerals"] is None

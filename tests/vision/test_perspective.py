@@ -81,14 +81,18 @@ def test_a_steeply_seen_die_is_read_from_its_top_face(
     it right from its top face: the pipeline must do the latter. Die-face 2.8.0 misreads such
     a die from the whole box on 9 of the 150 trays (1, 16, 22, 51, 77, 82, 107, 108, 130) and
     from the top face on one of them (22). When a model ships that reads these right anyway,
-    run this body over range(150) and pick two it still misreads."""
+    run this body over range(150) and pick two it still misreads. The numerals' second look
+    (vision/numerals.py) is left out: it reads tray 1's die right from either box."""
     import numpy as np
 
     from device.camera.simulated_source import calibrate_tray
     from models.synth import random_scene
     from models.synth.layout import WIDE_CAMERA
     from vision import perspective
-    from vision.recognise import recognise
+    from vision.recognise import Recogniser
+
+    def recognise(image, calibration, **terms):  # the die-face model's crop alone
+        return Recogniser(calibration, numerals_model=None, **terms)(image)
 
     rng = np.random.default_rng([9910, index])
     scene = random_scene(rng, (1280, 960), impossible=True, camera=WIDE_CAMERA)

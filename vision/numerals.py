@@ -1,0 +1,179 @@
+"""A second look at a d10's numeral: a text recogniser trained on real-world print
+(``models/numerals.onnx``, PP-OCRv4's, cut to the ten digits by models/numerals/make.py).
+
+Why: the die-face model learned its numerals from renders, and real dice are printed in
+faces and weights the renders do not hold (a d10's 4 or 8 read as a 6); a recogniser that
+learned digits from photographed text reads them as printed. It is slow beside the die-face
+model (about 12 ms a view on one core here, six turned views a die), so it reads only the
+d10 whose value the die-face model is unsure of, and only from overhead, where the numeral
+lies at the centre of the top face's box. It does not see a 6's or a 9's underline (a
+turned 6 is a 9 to it): the die-face model tells those two apart. What it won: docs/recognition.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.faces import Guess
+from vision.model import MODELS, Fields, ModelCard, OnnxModel, Shape
+
+DEFAULT_NUMERALS_MODEL = MODELS / "numerals.onnx"
+DIGITS = tuple("0123456789")
+OUTPUT_NAME = "digits"
+# A d10 whose best value the die-face model gives less than this is read by the numerals too
+NUMERALS_BELOW = 0.9
+FLOOR = 1e-3  # the least weight a value keeps: the recogniser missing a digit is no veto
+
+
+@dataclass(frozen=True, kw_only=True)
+class NumeralCard(ModelCard):
+    """What the runtime needs from ``numerals.json``: the views it takes and its classes."""
+
+    input_name: str
+    height: int
+    width: int
+    mean: float
+    std: float
+    height_share: float  # the window's height, as a share of the box's longer side
+    width_share: float
+    turns: int  # views a die, turned by 360 / turns degrees each
+    output: str
+    classes: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if self.classes[0] != "blank" or sorted(self.classes[1:]) != sorted(DIGITS):
+            raise ValueError("output.classes: not the blank and the ten digits")
+        if min(self.height, self.width, self.turns) < 1 or self.std <= 0:
+            raise ValueError("input: sizes and turns must be 1 or more, std > 0")
+
+    @classmethod
+    def fields(cls, card: Fields) -> dict[str, Any]:
+        spec, output = card.object("input"), card.object("output")
+        shape, norm, window = (
+            spec.shape("shape"),
+            spec.object("normalisation"),
+            spec.object("window"),
+        )
+        if len(shape) != 4 or shape[1] != 3 or not all(isinstance(d, int) for d in shape[2:]):
+            raise ValueError(f"input.shape: {list(shape)} is not N x 3 x H x W")
+        return super().fields(card) | {
+            "input_name": spec.value("name", str),
+            "height": shape[2],
+            "width": shape[3],
+            "mean": norm.value("mean", float),
+            "std": norm.value("std", float),
+            "height_share": window.value("height_share", float),
+            "width_share": window.value("width_share", float),
+            "turns": spec.value("turns", int),
+            "output": output.value("name", str),
+            "classes": tuple(str(c) for c in output.items("classes")),
+        }
+
+    def expected_inputs(self) -> dict[str, Shape | None]:
+        return {self.input_name: ("views", 3, self.height, self.width)}
+
+    def expected_outputs(self) -> dict[str, Shape | None]:
+        return {self.output: ("views", None, len(self.classes))}
+
+
+class NumeralReader(OnnxModel[NumeralCard]):
+    """The numeral model and its card, loaded once (vision/model.py)."""
+
+    def __init__(self, model: str | Path = DEFAULT_NUMERALS_MODEL, threads: int = 1) -> None:
+        super().__init__(model, NumeralCard, threads)
+        self.rows = [self.card.classes.index(d) for d in DIGITS]
+
+    def views(self, frame: np.ndarray, box: Sequence[float]) -> np.ndarray:
+        """The card's turned windows on the centre of ``box`` (turns, H, W, 3), BGR uint8."""
+        card = self.card
+        image = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        x0, y0, x1, y1 = box
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        scale = card.height / max(card.height_share * max(x1 - x0, y1 - y0), 1.0)
+        out = np.empty((card.turns, card.height, card.width, 3), np.uint8)
+        for i in range(card.turns):
+            turn = cv2.getRotationMatrix2D((cx, cy), i * 360 / card.turns, scale)
+            turn[:, 2] += (card.width / 2 - cx, card.height / 2 - cy)
+            out[i] = cv2.warpAffine(
+                image, turn, (card.width, card.height), borderMode=cv2.BORDER_REPLICATE
+            )
+        return out
+
+    def digits(self, frame: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
+        """How surely each box's numeral reads as each digit '0'..'9' (N, 10): the best of
+        its views, each view's chance to show the digit at some step of the line."""
+        if not len(boxes):
+            return np.zeros((0, len(DIGITS)))
+        card = self.card
+        views = np.concatenate([self.views(frame, box) for box in boxes])
+        x = (views.astype(np.float32) * np.float32(1 / 255) - card.mean) / card.std
+        (probabilities,) = self.session.run(
+            [card.output], {card.input_name: np.ascontiguousarray(x.transpose(0, 3, 1, 2))}
+        )
+        seen = np.asarray(probabilities)[:, :, self.rows].max(axis=1)  # views x digits
+        return seen.reshape(len(boxes), card.turns, len(DIGITS)).max(axis=1)
+
+    def values(
+        self, frame: np.ndarray, boxes: Sequence[Sequence[float]], values: Sequence[int]
+    ) -> np.ndarray:
+        """Weights (N, len(values)) for a d10's ``values`` (the die-face model's value
+        classes, 10 shown as '0'): what the numerals say, a 6 and a 9 alike (the views are
+        turned), normalised; values past 10 get only the floor."""
+        seen = self.digits(frame, boxes)
+        six_or_nine = seen[:, [6, 9]].max(axis=1)
+        seen[:, 6] = seen[:, 9] = six_or_nine
+        weights = np.full((len(boxes), len(values)), FLOOR)
+        for j, value in enumerate(values):
+            if 1 <= value <= 10:
+                weights[:, j] += seen[:, value % 10]
+        return weights / weights.sum(axis=1, keepdims=True)
+
+
+def doubtful_d10(
+    guesses: Sequence[dict[str, Guess]], d10: np.ndarray, values: Sequence[int]
+) -> np.ndarray:
+    """Which dice are d10 (``d10``) whose best d10 value the die-face model gives less than
+    ``NUMERALS_BELOW``."""
+    allowed = [i for i, v in enumerate(values) if 1 <= v <= 10]
+    return np.array(
+        [
+            bool(is_d10) and max(g["value"].probabilities[i] for i in allowed) < NUMERALS_BELOW
+            for g, is_d10 in zip(guesses, d10, strict=True)
+        ],
+        bool,
+    )
+
+
+def with_numerals(guess: Guess, weights: np.ndarray, values: Sequence[int]) -> Guess:
+    """The value guess once the numerals have spoken: the model's probabilities times the
+    numerals' weights, normalised."""
+    combined = np.asarray(guess.probabilities) * weights
+    combined /= combined.sum()
+    best = int(combined.argmax())
+    return Guess(values[best], float(combined[best]), tuple(float(p) for p in combined))
+
+
+def numeral_looks(
+    numerals: NumeralReader,
+    frame: np.ndarray,
+    boxes: Sequence[Sequence[float]],
+    guesses: list[dict[str, Guess]],
+    d10: np.ndarray,
+    values: Sequence[int],
+) -> list[dict[str, Guess]]:
+    """``guesses`` with the value of each doubtful d10 (:func:`doubtful_d10`) read again
+    with its numeral, all of them in one run of the model."""
+    rows = np.flatnonzero(doubtful_d10(guesses, d10, values))
+    if not len(rows):
+        return guesses
+    weights = numerals.values(frame, [boxes[i] for i in rows], values)
+    looked = list(guesses)
+    for i, w in zip(rows, weights, strict=True):
+        looked[i] = guesses[i] | {"value": with_numerals(guesses[i]["value"], w, values)}
+    return looked
