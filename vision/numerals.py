@@ -29,6 +29,9 @@ OUTPUT_NAME = "digits"
 # A d10 whose best value the die-face model gives less than this is read by the numerals too
 NUMERALS_BELOW = 0.9
 FLOOR = 1e-3  # the least weight a value keeps: the recogniser missing a digit is no veto
+# The numerals' weights are raised to this before they are multiplied into the die-face
+# model's probabilities: under 1, the model keeps the larger say (docs/lab-notes.md)
+NUMERALS_WEIGHT = 0.5
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,11 +155,19 @@ def doubtful_d10(
 
 def with_numerals(guess: Guess, weights: np.ndarray, values: Sequence[int]) -> Guess:
     """The value guess once the numerals have spoken: the model's probabilities times the
-    numerals' weights, normalised."""
-    combined = np.asarray(guess.probabilities) * weights
+    numerals' weights raised to ``NUMERALS_WEIGHT``, normalised."""
+    combined = np.asarray(guess.probabilities) * weights**NUMERALS_WEIGHT
     combined /= combined.sum()
     best = int(combined.argmax())
     return Guess(values[best], float(combined[best]), tuple(float(p) for p in combined))
+
+
+def at_odds(guess: Guess, weights: np.ndarray, values: Sequence[int]) -> bool:
+    """Whether the numerals' best value is not the die-face model's: two readers at odds
+    are doubt (a 6 and a 9 agree: the numerals cannot tell them apart)."""
+    model = values[int(np.argmax(guess.probabilities))]
+    seen = values[int(np.argmax(weights))]
+    return model != seen and {model, seen} != {6, 9}
 
 
 def numeral_looks(
@@ -166,14 +177,17 @@ def numeral_looks(
     guesses: list[dict[str, Guess]],
     d10: np.ndarray,
     values: Sequence[int],
-) -> list[dict[str, Guess]]:
+) -> tuple[list[dict[str, Guess]], set[int]]:
     """``guesses`` with the value of each doubtful d10 (:func:`doubtful_d10`) read again
-    with its numeral, all of them in one run of the model."""
+    with its numeral, all of them in one run of the model; and the dice whose numeral and
+    die-face model were at odds (:func:`at_odds`), to be flagged whatever the value."""
     rows = np.flatnonzero(doubtful_d10(guesses, d10, values))
     if not len(rows):
-        return guesses
+        return guesses, set()
     weights = numerals.values(frame, [boxes[i] for i in rows], values)
-    looked = list(guesses)
+    looked, disputed = list(guesses), set()
     for i, w in zip(rows, weights, strict=True):
         looked[i] = guesses[i] | {"value": with_numerals(guesses[i]["value"], w, values)}
-    return looked
+        if at_odds(guesses[i]["value"], w, values):
+            disputed.add(int(i))
+    return looked, disputed

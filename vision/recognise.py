@@ -350,9 +350,10 @@ def read_found(
     kind_classes = (
         tuple(str(c) for c in reader.classes("kind")) if "kind" in reader.attributes else KINDS
     )
+    disputed: set[int] = set()  # dice whose numeral and die-face model were at odds
     if numerals is not None and calibration is not None:
         d10 = np.array([read_as_d10(g, kinds, kind_classes) for g in guesses], bool)
-        guesses = numeral_looks(numerals, frame, faces, guesses, d10, values)
+        guesses, disputed = numeral_looks(numerals, frame, faces, guesses, d10, values)
     terms = Terms(needed, kinds, values, calibration is not None, kind_classes)
     leans = (
         (leaning or default_leaning()).probabilities(frame, boxes, calibration.focal)
@@ -372,7 +373,7 @@ def read_found(
         crop = frame[y0:y1, x0:x1]
         pixels = segmentation.work_pixels(i)
         die = read_die(crop, mask, pixels, blob, segmentation.felt, heads, terms, float(leans[i]))
-        dice.append(flagged(die) if found.distrust or blob.unsure else die)
+        dice.append(flagged(die) if found.distrust or blob.unsure or i in disputed else die)
     ordered = tuple(dice[i] for i in reading_order([boxes[i] for i in kept]))
     height, width = frame.shape[:2]
     ms = (time.perf_counter() - began) * 1000

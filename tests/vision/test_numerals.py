@@ -19,6 +19,7 @@ from vision.numerals import (
     FLOOR,
     NUMERALS_BELOW,
     NumeralReader,
+    at_odds,
     doubtful_d10,
     numeral_looks,
     with_numerals,
@@ -86,7 +87,9 @@ def test_the_numerals_settle_a_model_torn_between_two_values() -> None:
     says_four = np.full(10, FLOOR)
     says_four[3] = 1.0
     looked = with_numerals(torn, says_four / says_four.sum(), VALUES)
-    assert looked.label == 4 and looked.probability > 0.9
+    assert looked.label == 4 and looked.probability > 0.8
+    sure = guess([0.01] * 3 + [0.02] + [0.01] + [0.9] + [0.01] * 4)  # 6, surely
+    assert with_numerals(sure, says_four / says_four.sum(), VALUES).label == 6  # its say is larger
     assert sum(looked.probabilities) == pytest.approx(1.0)
 
 
@@ -98,9 +101,20 @@ def test_only_the_doubtful_d10_are_looked_at_again(numerals: NumeralReader) -> N
     d10 = np.array([True, True, False])  # the last one is a d6
     assert sure.probability >= NUMERALS_BELOW > torn.probability
     assert doubtful_d10(guesses, d10, VALUES).tolist() == [False, True, False]
-    looked = numeral_looks(numerals, frame, [box] * 3, guesses, d10, VALUES)
+    looked, disputed = numeral_looks(numerals, frame, [box] * 3, guesses, d10, VALUES)
     assert looked[0] is guesses[0] and looked[2] is guesses[2]
     assert looked[1]["value"].label == 4
+    assert disputed == {1}  # the model said 6, the numeral 4: flagged whatever is read
+
+
+def test_readers_at_odds_are_doubt_but_a_six_and_a_nine_agree() -> None:
+    says = {v: np.where(np.arange(1, 11) == v, 1.0, FLOOR) for v in VALUES}
+    says[6] = says[9] = np.where(np.isin(np.arange(1, 11), (6, 9)), 1.0, FLOOR)
+    model_six = guess([0.01] * 5 + [0.6] + [0.01] * 4)
+    model_nine = guess([0.01] * 8 + [0.6] + [0.01])
+    assert at_odds(model_six, says[4], VALUES)
+    assert not at_odds(model_six, says[6], VALUES)
+    assert not at_odds(model_nine, says[9], VALUES)  # the numerals' 6-or-9
 
 
 def test_a_card_that_does_not_name_the_digits_is_refused(tmp_path: Path) -> None:
