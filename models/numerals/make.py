@@ -148,10 +148,11 @@ def main(argv: list[str] | None = None) -> int:
     onnx.checker.check_model(model)
     onnx.save(model, str(args.out))
     difference = agreement(args.source, args.out)
-    args.out.with_suffix(".json").write_text(
-        json.dumps(card(args.out, difference), indent=2, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
+    path = args.out.with_suffix(".json")
+    made = card(args.out, difference)
+    if path.exists():  # what was measured with it stays (the file is made the same each time)
+        made["metrics"] = json.loads(path.read_text(encoding="utf-8")).get("metrics", {})
+    path.write_text(json.dumps(made, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(
         f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB, largest difference {difference:.5f}"
     )
