@@ -242,16 +242,22 @@ def add_missed(found: TrayDice, difference: Difference, side: float) -> None:
     area holds, flagged to check."""
     remainder = new_mask(difference)
     scale = difference.scale
-    for x0, y0, x1, y1 in found.boxes:
+    for box in found.boxes:
+        # at least a die wide: a box drawn tighter than its die leaves the die's rim, no die
+        x0, y0, x1, y1 = (v * scale for v in box)
+        half_w, half_h = max(x1 - x0, side) / 2, max(y1 - y0, side) / 2
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
         cv2.rectangle(
             remainder,
-            (int(x0 * scale), int(y0 * scale)),
-            (int(np.ceil(x1 * scale)), int(np.ceil(y1 * scale))),
+            (int(cx - half_w), int(cy - half_h)),
+            (int(np.ceil(cx + half_w)), int(np.ceil(cy + half_h))),
             0,
             -1,
         )
+    # what is left of a kept die around its box is a rim a pixel or two thin
+    remainder = cv2.morphologyEx(remainder, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     for region in regions_of(remainder, difference, side):
-        if region.detail < DETAILED:
+        if region.detail < DETAILED or around_a_kept_die(region, found.boxes, scale):
             continue
         for box in region_boxes(region, side, scale):
             found.boxes.append(box)
@@ -259,6 +265,15 @@ def add_missed(found: TrayDice, difference: Difference, side: float) -> None:
             found.unsure.add(len(found.boxes) - 1)
             if region.at_wall:
                 found.occluded.add(len(found.boxes) - 1)
+
+
+def around_a_kept_die(region: Region, boxes: list[Box], scale: float) -> bool:
+    """The region's centre lies in a kept box: it is the rim of that box's die, left
+    around a box drawn tighter than the die, not another die."""
+    shape = region.shape
+    h, w = shape.mask.shape
+    cx, cy = (shape.x + w / 2) / scale, (shape.y + h / 2) / scale
+    return any(x0 <= cx <= x1 and y0 <= cy <= y1 for x0, y0, x1, y1 in boxes)
 
 
 def strength(found: TrayDice, index: int, difference: Difference, die_side: float) -> float:

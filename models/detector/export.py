@@ -28,7 +28,7 @@ from vision.detect import INPUT_SIZE, MEAN, MULTIPLE, NMS_IOU, PAD_VALUE, SCALE,
 MODELS = Path(__file__).resolve().parents[1]
 ONNX_PATH = MODELS / "dicefind.onnx"
 OUTPUTS = ["heatmap", "size", "offset"]
-VERSION = "1.5.0"
+VERSION = "1.6.0"
 CREDIT = (
     "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0; "
     '"Dice" v3 public dataset from Roboflow Universe (GitHub Epanemu/GameDiceRecognition, '
@@ -144,7 +144,13 @@ def card(
             "with the colour photos and the hard negatives (14 epochs, ~30 minutes on 2 shared "
             "cores), then one more epoch from those weights (`--weights`) with fewer, larger "
             "negatives; selected by the mean F1 of Rune55 valid, the colour photos' valid "
-            "split and the synthetic valid scenes (docs/finding-dice.md)",
+            "split and the synthetic valid scenes (docs/finding-dice.md). 1.6.0: from "
+            "1.5.0 on one H200 with the colour photos carried too (`python -m models.gpu.pack`,"
+            ' then `BUDGET=510 SCENES=0 DET_LRS="1e-3 3e-3" DET_WORKERS=14 bash '
+            "models/gpu/run.sh`: `--from-onnx models/dicefind.onnx --batch 64 --crop 256 "
+            "--steps 600 --synth 3000 --minutes 6.83`), the learning rate 3e-3's run, 12 "
+            "epochs, best epoch 10 by the same mean F1; threshold kept at 0.4 "
+            "(docs/finding-dice.md)",
         },
         "metrics": metrics or {},
         "metrics_command": "taskset -c 0 python -m models.detector.eval --split test --json "

@@ -1,16 +1,19 @@
 """Pack what a GPU run needs into a folder (default ``.gpu/``, git-ignored), small enough to
-travel: the detector's Rune55 photo caches (letterboxed 256x256, grey JPEG q88), the Rune55
-train and valid die crops (grey JPEG q90; the source photo of each as a number, for the
-"unseen" score), the weights both runs start from, and with ``--scenes`` rendered scene
-folders (their photos as colour JPEG q85 and their labels; Blender needs Python 3.11, which
-the GPU machine lacks, so scenes are rendered here).
+travel: the detector's photo caches (letterboxed 256x256; Rune55 as grey JPEG q88, the
+colour photos of roboflow-dice-d6 as colour JPEG q90), with ``--dieface`` the Rune55 train
+and valid die crops (grey JPEG q90; the source photo of each as a number, for the "unseen"
+score), the weights the runs start from (without ``--detector`` the detector starts from
+``models/dicefind.onnx``), and with ``--scenes`` rendered scene folders (their photos as
+colour JPEG q85 and their labels; Blender needs Python 3.11, which the GPU machine lacks, so
+scenes are rendered here).
 
+    python -m models.gpu.pack                       # the detector alone (37 MiB)
     python -m models.gpu.pack --detector data/runs/detector/best.pt \\
         --dieface data/runs/dieface2/best.pt [--scenes data/blender-train12]
 
-The device tool carries 64 MiB, the repository's 3 MiB included: without scenes the pack is
-about 59 MiB, so about 60 rendered 640x480 scenes fit (about 40 KB each). The pack says its
-size, and warns past ``CARRY_MIB``.
+The device tool carries 64 MiB, the repository's 10 MiB included: the detector's pack (37
+MiB) leaves room for about 300 rendered 640x480 scenes (about 40 KB each); with the die-face
+crops (22 MiB more) there is none. The pack says its size, and warns past ``CARRY_MIB``.
 """
 
 from __future__ import annotations
@@ -25,11 +28,11 @@ import numpy as np
 
 from models.common.datasets import DatasetError, open_dataset
 from models.common.photos import load_splits
-from models.detector.data import load_photos
+from models.detector.data import Set, load_photos, roboflow_root
 
 VALID_PHOTOS = 200  # the detector picks its epoch on the first 200 valid photos
 SCENE_QUALITY = 85  # rendered photos' JPEG quality: q90 takes half as much room again
-CARRY_MIB = 61  # what the pack may weigh beside the repository in the device tool's 64 MiB
+CARRY_MIB = 52  # what the pack may weigh beside the repository in the device tool's 64 MiB
 
 
 def jpegs(images: np.ndarray, quality: int) -> tuple[np.ndarray, np.ndarray]:
@@ -42,13 +45,21 @@ def jpegs(images: np.ndarray, quality: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def pack_photos(out: Path) -> None:
+    """The detector's photo caches: Rune55 as grey JPEG (``det-SPLIT.npz``; Rune55 is grey),
+    roboflow-dice-d6's colour photos as colour JPEG (``det-colour-SPLIT.npz``)."""
     for split, limit in (("train", None), ("valid", VALID_PHOTOS)):
         data = load_photos(split, limit=limit)
-        grey = [cv2.cvtColor(im, cv2.COLOR_BGR2GRAY) for im in data.images]  # Rune55 is grey
-        jpeg, lengths = jpegs(np.asarray(grey), 88)
-        counts = np.asarray([len(b) for b in data.boxes], np.int64)
-        np.savez(out / f"det-{split}.npz", jpeg=jpeg, lengths=lengths,
-                 boxes=np.concatenate(data.boxes), counts=counts, names=data.names)  # fmt: skip
+        grey = [cv2.cvtColor(im, cv2.COLOR_BGR2GRAY) for im in data.images]
+        save_photos(out / f"det-{split}.npz", data, jpegs(np.asarray(grey), 88))
+        colour = load_photos(split, roboflow_root(), name="roboflow")
+        save_photos(out / f"det-colour-{split}.npz", colour, jpegs(colour.images, 90))
+
+
+def save_photos(path: Path, data: Set, encoded: tuple[np.ndarray, np.ndarray]) -> None:
+    """A photo set's JPEGs (``encoded``: bytes and lengths) with its boxes and names."""
+    counts = np.asarray([len(b) for b in data.boxes], np.int64)
+    np.savez(path, jpeg=encoded[0], lengths=encoded[1], boxes=np.concatenate(data.boxes),
+             counts=counts, names=data.names)  # fmt: skip
 
 
 def pack_crops(out: Path) -> None:
@@ -96,8 +107,14 @@ def pack_scenes(out: Path, root: Path, limit: int | None = None) -> Path:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=Path(".gpu"))
-    parser.add_argument("--detector", type=Path, required=True, help="detector checkpoint")
-    parser.add_argument("--dieface", type=Path, required=True, help="die-face checkpoint")
+    parser.add_argument(
+        "--detector",
+        type=Path,
+        help="detector checkpoint (none: the run starts from models/dicefind.onnx)",
+    )
+    parser.add_argument(
+        "--dieface", type=Path, help="die-face checkpoint (none: the detector alone, SCENES=0)"
+    )
     parser.add_argument(
         "--scenes",
         type=Path,
@@ -116,9 +133,13 @@ def main(argv: list[str] | None = None) -> None:
     for root in args.scenes:
         pack_scenes(args.out, root, args.max_scenes)
     pack_photos(args.out)
-    pack_crops(args.out)
-    shutil.copyfile(args.detector, args.out / "detector.pt")
-    shutil.copyfile(args.dieface, args.out / "dieface.pt")
+    for stale in ("crops.npz", "detector.pt", "dieface.pt"):
+        (args.out / stale).unlink(missing_ok=True)
+    if args.detector:
+        shutil.copyfile(args.detector, args.out / "detector.pt")
+    if args.dieface:
+        pack_crops(args.out)
+        shutil.copyfile(args.dieface, args.out / "dieface.pt")
     total = sum(p.stat().st_size for p in args.out.iterdir()) / 2**20
     print(f"{args.out}: {total:.1f} MiB")
     if total > CARRY_MIB:

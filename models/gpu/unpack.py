@@ -1,7 +1,7 @@
 """On the GPU machine: decode what :mod:`models.gpu.pack` packed; rebuild the detector's
-photo caches where ``models.detector.train`` looks for them, and the rendered scene folders
-(``data/scenes/<name>/``, listed one a line in ``data/scenes/folders.txt`` for run.sh) that
-both trainers' ``--scenes`` read."""
+photo caches (Rune55, the colour photos) where ``models.detector.train`` looks for them,
+and the rendered scene folders (``data/scenes/<name>/``, listed one a line in
+``data/scenes/folders.txt`` for run.sh) that both trainers' ``--scenes`` read."""
 
 from __future__ import annotations
 
@@ -44,15 +44,29 @@ def unpack_scenes(packed: Path, into: Path = SCENES) -> Path:
     return folder
 
 
-def main(folder: Path = Path(".gpu")) -> None:
-    CACHE.mkdir(parents=True, exist_ok=True)
+def unpack_photos(folder: Path, cache: Path = CACHE) -> list[Path]:
+    """The packed photo sets back into the detector's caches (``rune55-SPLIT-256.npz`` from
+    grey ``det-SPLIT.npz``, ``roboflow-SPLIT-256.npz`` from colour ``det-colour-SPLIT.npz``)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    written = []
     for split in ("train", "valid"):
-        with np.load(folder / f"det-{split}.npz") as packed:
-            grey = decode(packed["jpeg"], packed["lengths"])
-            images = np.repeat(grey[..., None], 3, axis=3)
-            arrays = {k: packed[k] for k in ("boxes", "counts", "names")}
-            np.savez(CACHE / f"rune55-{split}-{INPUT_SIZE}.npz", images=images, **arrays)
-        print(f"{split}: {images.shape}", flush=True)
+        for packed_name, name in ((f"det-{split}", "rune55"), (f"det-colour-{split}", "roboflow")):
+            path = folder / f"{packed_name}.npz"
+            if not path.exists():  # a pack made before the colour photos travelled
+                continue
+            with np.load(path) as packed:
+                images = decode(packed["jpeg"], packed["lengths"], colour=name == "roboflow")
+                if images.ndim == 3:
+                    images = np.repeat(images[..., None], 3, axis=3)
+                arrays = {k: packed[k] for k in ("boxes", "counts", "names")}
+            written.append(cache / f"{name}-{split}-{INPUT_SIZE}.npz")
+            np.savez(written[-1], images=images, **arrays)
+            print(f"{name} {split}: {images.shape}", flush=True)
+    return written
+
+
+def main(folder: Path = Path(".gpu")) -> None:
+    unpack_photos(folder)
     folders = [unpack_scenes(p) for p in sorted(folder.glob("scenes-*.npz"))]
     SCENES.mkdir(parents=True, exist_ok=True)
     (SCENES / "folders.txt").write_text("".join(f"{f}\n" for f in folders), encoding="utf-8")

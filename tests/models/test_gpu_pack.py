@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from models.common.datasets import DatasetError, open_dataset
-from models.gpu.pack import jpegs, pack_scenes
-from models.gpu.unpack import decode, unpack_scenes
+from models.detector.data import Set
+from models.gpu.pack import jpegs, pack_scenes, save_photos
+from models.gpu.unpack import decode, unpack_photos, unpack_scenes
 from models.synth.dataset import write_dataset
 
 
@@ -25,6 +26,30 @@ def test_packed_images_decode_to_what_was_packed() -> None:
     assert back.shape == images.shape
     assert np.abs(back.astype(int) - images).mean() < 3
     assert not np.array_equal(back[0], back[1])  # each image is its own, in order
+
+
+def test_photo_sets_travel_back_into_the_detector_caches(tmp_path: Path) -> None:
+    yy, xx = np.mgrid[0:32, 0:32] * 6
+    images = np.stack([np.dstack([xx + 20 * k, yy, 220 - xx]) for k in range(3)]).astype(np.uint8)
+    boxes = np.asarray([[1, 2, 10, 12], [3, 3, 9, 9], [0, 0, 5, 5], [4, 4, 8, 8]], np.float32)
+    photos = Set({"images": images, "boxes": boxes, "counts": np.asarray([1, 0, 3]),
+                  "names": np.asarray(["a", "b", "c"])})  # fmt: skip
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    grey = np.stack([cv2.cvtColor(im, cv2.COLOR_BGR2GRAY) for im in images])
+    save_photos(pack / "det-train.npz", photos, jpegs(grey, 88))
+    save_photos(pack / "det-colour-train.npz", photos, jpegs(images, 90))
+    written = unpack_photos(pack, tmp_path / "cache")
+    assert [p.name for p in written] == ["rune55-train-256.npz", "roboflow-train-256.npz"]
+    rune, colour = (Set(dict(np.load(p))) for p in written)
+    for back in (rune, colour):
+        assert back.images.shape == images.shape
+        assert [len(b) for b in back.boxes] == [1, 0, 3]
+        np.testing.assert_array_equal(np.concatenate(back.boxes), boxes)
+        assert list(back.names) == ["a", "b", "c"]
+    assert np.array_equal(rune.images[..., 0], rune.images[..., 2])  # grey, three channels
+    assert np.abs(colour.images.astype(int) - images).mean() < 4  # colour kept
+    assert np.abs(colour.images[..., 0].astype(int) - colour.images[..., 2]).mean() > 40
 
 
 def test_rendered_scenes_travel_as_a_folder_the_trainers_read(tmp_path: Path) -> None:

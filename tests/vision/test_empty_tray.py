@@ -145,6 +145,32 @@ def test_a_speck_is_left_out_and_a_die_the_detector_missed_is_added(
     assert found.unsure == {0}  # the detector did not find it: to check
 
 
+def test_a_box_drawn_tighter_than_its_die_leaves_no_second_die(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    """The die's rim outside a box a few pixels too narrow is new on the felt and shows
+    the die's edges, but it is that die, not another one: whether the rim surrounds the box
+    or runs into a neighbour's die, which is still found."""
+    empty, calibration = tray
+    assert calibration.empty is not None
+    side = round(calibration.die_side)
+
+    def dice_of(frame: np.ndarray, tight: tuple[int, ...]) -> list:
+        small = calibration.empty.shrink(frame)
+        view = calibration.empty.align(small)
+        difference = calibration.empty.difference(small, view, calibration.felt)
+        return on_tray([(tight, 0.8)], calibration, difference).boxes
+
+    for where, inset in (((200, 150), (side // 3, 2)), ((200, 150), (side // 6, side // 6))):
+        frame, (die,) = with_dice(empty, where, side=side)
+        x0, y0, x1, y1 = die
+        tight = (x0 + inset[0], y0 + inset[1], x1 - inset[0], y1 - inset[1])
+        assert dice_of(frame, tight) == [tight]
+        frame, (die, other) = with_dice(empty, where, (where[0] + side + 2, where[1]), side=side)
+        boxes = dice_of(frame, tight)
+        assert len(boxes) == 2 and iou(tuple(int(v) for v in boxes[1]), other) > 0.5
+
+
 def test_what_the_empty_tray_showed_is_never_a_die() -> None:
     """A screw lay on the felt when the tray was calibrated, a die-like spot for the
     detector: in play it stays where it is, and is no die; taken away, its place is bare
