@@ -29,6 +29,9 @@ REGION = 0.4  # a region of difference this many dice large (in area) may be a d
 WALL = 5.0  # a region this many dice large touching the felt's edge: the wall, not dice
 PAIR = 1.6  # a region this many dice large under one box holds two touching dice
 DETAILED = 0.3  # a region a box misses is a die when its new detail spans this much of one
+# a region told apart into two dice: its smaller piece is at least this share of the larger
+# (one die's sides and shadow leave a corner piece a fifth of the die, never a die)
+EVEN = 0.35
 # a box inside a better one whose centre is this many die sides off the better one's may be
 # a second die half hidden by the first; nearer, it is a second look at the same die
 ASIDE = 0.2
@@ -213,11 +216,11 @@ def detail_span(
 
 def region_boxes(region: Region, side: float, scale: float, count: int | None = None) -> list[Box]:
     """Frame boxes of the dice in a region: as many as its area holds (or the ``count``
-    largest pieces, when it holds that many)."""
+    largest pieces, when it holds that many, none much smaller than the largest)."""
     pieces = split(region.shape, side, trust_side=True)
     if count is not None:
         pieces = sorted(pieces, key=lambda p: -int(p.sum()))[:count]
-        if len(pieces) < count:
+        if len(pieces) < count or pieces[-1].sum() < EVEN * pieces[0].sum():
             pieces = [region.shape.mask]
     boxes = []
     for piece in pieces:

@@ -267,6 +267,26 @@ def test_two_touching_dice_under_one_box_are_told_apart_when_one_is_missing(
     assert any("two touching dice" in note for note in reading.notes)
 
 
+def test_one_die_showing_its_sides_is_not_told_apart_when_one_is_missing() -> None:
+    """Near the tray's edge a die shows its sides and its shadow: a region about twice the
+    calibrated die's area under one box, whose split leaves a corner piece a fifth of a die.
+    Four dice laid where five are expected: four dice, not a fifth made of one die's corner."""
+    from device.camera.simulated_source import SimulatedSource, calibrate_tray
+    from models.synth import DieSpec
+
+    source = SimulatedSource(seed=71, realtime=False)  # a tray and throw that showed it
+    calibration = calibrate_tray(source.tray, np.random.default_rng(0))
+    source.open()
+    source.throw([DieSpec("d6", 1, "white", "frosted")] * 4)
+    while not source.settled:
+        source.read(1.0)
+    frame = source.read(1.0)
+    assert frame is not None
+    found = find_dice(frame.main, calibration, expected=5)
+    assert len(found.segmentation.blobs) == 4
+    assert not any("two touching dice" in note for note in found.notes)
+
+
 def test_a_die_half_hidden_by_its_neighbour_is_kept_only_when_one_is_missing(
     tray: tuple[np.ndarray, Calibration],
 ) -> None:
