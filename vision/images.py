@@ -178,10 +178,18 @@ def shrink(
     reading a die."""
     height, width = image.shape[:2]
     size = size or (max(1, round(width * scale)), max(1, round(height * scale)))
+    image = halved(image, size)
+    if (image.shape[1], image.shape[0]) == tuple(size):
+        return image
+    return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+
+
+def halved(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``image`` halved by pixel averaging while it stays at least twice ``size`` (width,
+    height) both ways: the fast first steps of any shrink to ``size`` or smaller, which
+    copies made from one frame can share."""
     while image.shape[1] >= 2 * size[0] and image.shape[0] >= 2 * size[1]:
         image = cv2.resize(
             image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_AREA
         )
-    if (image.shape[1], image.shape[0]) == tuple(size):
-        return image
-    return cv2.resize(image, size, interpolation=cv2.INTER_LINEAR)
+    return image

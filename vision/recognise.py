@@ -33,7 +33,7 @@ from vision.enrolment import Enrolment
 from vision.errors import BadModelError
 from vision.faces import DEFAULT_MODEL, FaceReader, Guess
 from vision.felt import FeltModel
-from vision.images import check_frame
+from vision.images import check_frame, halved
 from vision.model_check import check_reader
 from vision.numerals import DEFAULT_NUMERALS_MODEL, NumeralReader, numeral_looks
 from vision.on_tray import nothing_new, on_tray, view_notes
@@ -123,11 +123,18 @@ def find_dice(
         return Found(from_boxes(frame, [box for box, _ in finder.find(frame)]))
     height, width = frame.shape[:2]
     tray = calibration.for_size(width, height)
-    detected = finder.find(frame, detector_side(tray))
+    side = detector_side(tray)
     if tray.empty is None:
+        detected = finder.find(frame, side)
         boxes = [box for box, _ in detected if on_felt(box, tray.area, tray.die_side)]
         return Found(from_boxes(frame, boxes, tray.felt))
-    small = tray.empty.shrink(frame)
+    # the detector's input and the empty tray's copy both start from the frame halved
+    scale = side / max(width, height)
+    small_w, small_h = tray.empty.image.shape[1::-1]
+    needed = (max(round(width * scale), small_w), max(round(height * scale), small_h))
+    coarse = halved(frame, needed)
+    detected = in_frame(finder.find(coarse, side), coarse, (width, height))
+    small = tray.empty.shrink(coarse)
     view = tray.empty.align(small, view)
     if not view.same_tray:
         boxes = [box for box, _ in detected if on_felt(box, tray.area, tray.die_side)]
@@ -144,6 +151,14 @@ def find_dice(
     )
     lit = LIGHT_RANGE[0] <= difference.light <= LIGHT_RANGE[1]
     return Found(segmentation, (*notes, *dice.notes), view, small, distrust=not lit)
+
+
+def in_frame(
+    detected: list[tuple[Box, float]], copy: np.ndarray, size: tuple[int, int]
+) -> list[tuple[Box, float]]:
+    """Boxes found in a shrunk ``copy`` of a frame, in the frame's pixels (``size``)."""
+    fx, fy = size[0] / copy.shape[1], size[1] / copy.shape[0]
+    return [((x0 * fx, y0 * fy, x1 * fx, y1 * fy), score) for (x0, y0, x1, y1), score in detected]
 
 
 def on_felt(box: Box, outline: Sequence[tuple[float, float]], die_side: float) -> bool:
