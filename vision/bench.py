@@ -78,7 +78,8 @@ def stage_timings(
     first = find_dice(frame, calibration, finder)
     found, view = first.segmentation, first.view  # the appliance aligns from the last view
     boxes = [b.box for b in found.blobs]
-    out = [Timing("detector", *timed(lambda: finder.find(frame, side), repeats))]
+    mirrored = tray is None  # a photo without calibration is read in its mirror images too
+    out = [Timing("detector", *timed(lambda: finder.find(frame, side, mirrored), repeats))]
     if tray is not None and tray.empty is not None:
         empty = tray.empty
 

@@ -28,6 +28,7 @@ MEAN = 127.5
 SCALE = 1 / 64.0
 THRESHOLD = 0.3
 NMS_IOU = 0.6
+MIRRORS = ((3,), (2,), (2, 3))  # the axes of an NCHW input flipped: left-right, up-down, both
 
 Box = tuple[float, float, float, float]
 
@@ -136,6 +137,7 @@ class FinderCard(ModelCard):
     multiple: int = MULTIPLE
     stride: int = STRIDE
     threshold: float = THRESHOLD
+    mirrored_threshold: float | None = None  # read in its mirror images too (default: threshold)
     box_nms_iou: float = NMS_IOU
 
     def __post_init__(self) -> None:
@@ -152,6 +154,7 @@ class FinderCard(ModelCard):
             "multiple": spec.value("multiple", int, MULTIPLE),
             "stride": decoding.value("stride", int, STRIDE),
             "threshold": decoding.value("threshold", float, THRESHOLD),
+            "mirrored_threshold": decoding.value("mirrored_threshold", float, None),
             "box_nms_iou": decoding.value("box_nms_iou", float, NMS_IOU),
         }
 
@@ -177,26 +180,42 @@ class DiceFinder(OnnxModel[FinderCard]):
         self.stride = self.card.stride
         self.nms_iou = self.card.box_nms_iou
         self.threshold = float(threshold) if threshold is not None else self.card.threshold
+        mirrored = self.card.mirrored_threshold if threshold is None else None
+        self.mirrored_threshold = self.threshold if mirrored is None else float(mirrored)
         self.input_name = next(iter(self.input_shapes))
 
     def maps(
-        self, frame: np.ndarray, long_side: int | None = None
+        self, frame: np.ndarray, long_side: int | None = None, mirrored: bool = False
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
         """The raw maps (heatmap, size, offset) of one frame and its letterbox scale;
-        ``long_side`` overrides the card's input size (the net is fully convolutional)."""
+        ``long_side`` overrides the card's input size (the net is fully convolutional).
+        ``mirrored``: the heatmap is the mean of the frame's and its three mirror images'
+        (left-right, up-down, both), each turned back: a die looks like a die in a mirror,
+        a shadow or a game piece often less so."""
         image, scale = letterbox(frame, long_side or self.input_size, self.multiple)
-        heatmap, size, offset = self.session.run(None, {self.input_name: to_tensor(image)})
-        return heatmap[0, 0], size[0], offset[0], scale
+        tensor = to_tensor(image)
+        if mirrored:
+            tensor = np.concatenate([tensor, *(np.flip(tensor, axes) for axes in MIRRORS)])
+        heatmap, size, offset = self.session.run(None, {self.input_name: tensor})
+        heat = heatmap[0, 0]
+        if mirrored:
+            back = [np.flip(heatmap[k : k + 1], axes)[0, 0] for k, axes in enumerate(MIRRORS, 1)]
+            heat = (heat + sum(back)) / (len(MIRRORS) + 1)
+        return heat, size[0], offset[0], scale
 
-    def find(self, frame: np.ndarray, long_side: int | None = None) -> list[tuple[Box, float]]:
-        heatmap, size, offset, scale = self.maps(frame, long_side)
+    def find(
+        self, frame: np.ndarray, long_side: int | None = None, mirrored: bool = False
+    ) -> list[tuple[Box, float]]:
+        """The dice in a frame; ``mirrored``: read in its mirror images too, four times the
+        work, for photos where the empty tray cannot tell a die from what looks like one."""
+        heatmap, size, offset, scale = self.maps(frame, long_side, mirrored)
         height, width = frame.shape[:2]
         return decode(
             heatmap,
             size,
             offset,
             scale,
-            self.threshold,
+            self.mirrored_threshold if mirrored else self.threshold,
             self.stride,
             self.nms_iou,
             limit=(width, height),

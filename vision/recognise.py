@@ -119,8 +119,8 @@ def find_dice(
     (:mod:`vision.on_tray`). ``view``: where the tray was last seen (aligning starts there);
     ``expected``: how many dice were thrown, when the game knows."""
     finder = finder or default_finder()
-    if calibration is None:
-        return Found(from_boxes(frame, [box for box, _ in finder.find(frame)]))
+    if calibration is None:  # no empty tray to tell a die from a shadow: the mirrors help
+        return Found(from_boxes(frame, [box for box, _ in finder.find(frame, mirrored=True)]))
     height, width = frame.shape[:2]
     tray = calibration.for_size(width, height)
     side = detector_side(tray)

@@ -61,7 +61,13 @@ def best_row(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def card(
-    model: DiceNet, epoch: int, row: dict, path: Path, threshold: float, metrics: dict | None
+    model: DiceNet,
+    epoch: int,
+    row: dict,
+    path: Path,
+    threshold: float,
+    metrics: dict | None,
+    mirrored_threshold: float | None = None,
 ) -> dict:
     """The detector's card as a dict (written next to the .onnx as JSON), from the best
     epoch and its history ``row``.
@@ -95,6 +101,11 @@ def card(
             "threshold": threshold,
             "peak": "cells equal to the max of their 3x3 neighbourhood (3x3 max-pool NMS) "
             "and >= threshold",
+            "mirrored_threshold": threshold if mirrored_threshold is None else mirrored_threshold,
+            "mirrored": "a photo without a calibration is read in four images (as it is, "
+            "mirrored left-right, up-down and both) in one batch; the heatmaps, turned back, "
+            "are averaged and peaks kept from mirrored_threshold; size and offset from the "
+            "photo as it is",
             "centre": "((col + offset_x) * stride, (row + offset_y) * stride) in input pixels",
             "box": "centre +- size / 2, divided by the letterbox scale, clipped to the frame",
             "box_nms_iou": NMS_IOU,
@@ -149,8 +160,9 @@ def card(
             ' then `BUDGET=510 SCENES=0 DET_LRS="1e-3 3e-3" DET_WORKERS=14 bash '
             "models/gpu/run.sh`: `--from-onnx models/dicefind.onnx --batch 64 --crop 256 "
             "--steps 600 --synth 3000 --minutes 6.83`), the learning rate 3e-3's run, 12 "
-            "epochs, best epoch 10 by the same mean F1; threshold kept at 0.4 "
-            "(docs/finding-dice.md)",
+            "epochs, best epoch 10 by the same mean F1; threshold kept at 0.4; read in its "
+            "mirror images without a calibration, peaks from 0.35 (export `--threshold 0.4 "
+            "--mirrored-threshold 0.35`; docs/finding-dice.md)",
         },
         "metrics": metrics or {},
         "metrics_command": "taskset -c 0 python -m models.detector.eval --split test --json "
@@ -163,6 +175,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--checkpoint", type=Path, default=RUN_DIR / "best.pt")
     parser.add_argument("--out", type=Path, default=ONNX_PATH)
     parser.add_argument("--threshold", type=float, default=None)
+    parser.add_argument(
+        "--mirrored-threshold",
+        type=float,
+        default=None,
+        help="peaks kept from this when a photo is read in its mirror images too "
+        "(default: --threshold)",
+    )
     parser.add_argument("--no-eval", action="store_true")
     args = parser.parse_args(argv)
     torch.set_num_threads(2)
@@ -177,14 +196,15 @@ def main(argv: list[str] | None = None) -> None:
     onnx_export.require_agreement(diff)
     row = best_row(state)
     threshold = args.threshold if args.threshold is not None else float(row.get("threshold", 0.3))
-    info = card(model, state["epoch"], row, args.out, threshold, None)
+    mirrored = args.mirrored_threshold
+    info = card(model, state["epoch"], row, args.out, threshold, None, mirrored)
     card_path = write_card(args.out, info)
     if not args.no_eval:
         from models.detector.eval import evaluate
 
         metrics = evaluate(args.out, "test", 200)
         metrics["torch_vs_onnxruntime_max_diff"] = diff
-        info = card(model, state["epoch"], row, args.out, threshold, metrics)
+        info = card(model, state["epoch"], row, args.out, threshold, metrics, mirrored)
         write_card(args.out, info)
         print(json.dumps(metrics, indent=1))
     print(f"wrote {card_path}")

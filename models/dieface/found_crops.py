@@ -38,7 +38,7 @@ def mine_photo(
     those on a labelled die: (kind index, value index), or ``(NO_DIE index, UNKNOWN)`` for a
     phantom. ``truth``: (box, value, kind) of each labelled die. Boxes on a die of another
     kind, and loose boxes near a die, are left out."""
-    found = from_boxes(frame, [box for box, _ in finder.find(frame)])
+    found = from_boxes(frame, [box for box, _ in finder.find(frame, mirrored=True)])
     read = [tuple(float(v) for v in blob.box) for blob in found.blobs]
     boxes = [t[0] for t in truth]
     on_die = dict((j, i) for i, j in match(boxes, read))

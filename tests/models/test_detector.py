@@ -88,6 +88,39 @@ def test_exported_untrained_model_runs_in_frame_coordinates(tmp_path):
         assert 0 <= x0 <= x1 <= 1280 and 0 <= y0 <= y1 <= 960
 
 
+def test_mirrored_maps_are_the_mean_of_the_frame_and_its_mirror_images():
+    """A square frame needs no padding, so its mirror images are the input's: the mirrored
+    heatmap is the mean of the four heatmaps turned back, size and offset the frame's."""
+    finder = DiceFinder(SHIPPED)
+    frame = synth_frame(7_390_000).image
+    frame = np.ascontiguousarray(frame[:, : frame.shape[0]])  # square
+    heat, size, offset, scale = finder.maps(frame, mirrored=True)
+    plain = finder.maps(frame)
+    turned_back = [plain[0]]
+    for flip in (lambda a: a[:, ::-1], lambda a: a[::-1], lambda a: a[::-1, ::-1]):
+        turned_back.append(flip(finder.maps(np.ascontiguousarray(flip(frame)))[0]))
+    assert np.allclose(heat, np.mean(turned_back, axis=0), atol=1e-5)
+    assert not np.allclose(heat, plain[0], atol=1e-3)  # the mirrors do move it
+    assert np.array_equal(size, plain[1]) and np.array_equal(offset, plain[2])
+    assert scale == plain[3]
+
+
+def test_the_mirrored_threshold_comes_from_the_card_unless_one_is_given(tmp_path: Path):
+    finder = DiceFinder(SHIPPED)
+    card = json.loads(SHIPPED.with_suffix(".json").read_text())
+    assert finder.threshold == card["decoding"]["threshold"]
+    assert finder.mirrored_threshold == card["decoding"]["mirrored_threshold"]
+    told = DiceFinder(SHIPPED, threshold=0.7)
+    assert told.threshold == told.mirrored_threshold == 0.7
+    frame = synth_frame(7_390_001).image
+    assert all(score >= 0.7 for _, score in told.find(frame, mirrored=True))
+    (tmp_path / "dicefind.onnx").write_bytes(SHIPPED.read_bytes())
+    del card["decoding"]["mirrored_threshold"]  # an older card: the threshold for both
+    (tmp_path / "dicefind.json").write_text(json.dumps(card))
+    older = DiceFinder(tmp_path / "dicefind.onnx")
+    assert older.mirrored_threshold == older.threshold
+
+
 def found_fraction_synthetic() -> float:
     finder = DiceFinder(SHIPPED)
     tp = total = 0

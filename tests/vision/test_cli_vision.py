@@ -16,9 +16,11 @@ if TYPE_CHECKING:
 
 
 def photo(path: Path, values: tuple[int, ...]) -> Path:
+    """Flat dice drawn 32 px wide on felt: a size the shipped detector finds them at, as
+    they are and in their mirror images (these tests are about the command, not it)."""
     image = felt(seed=len(values))
     for i, value in enumerate(values):
-        draw_die(image, value, 30 + 90 * i, 90)
+        draw_die(image, value, 30 + 90 * i, 90, side=32)
     cv2.imwrite(str(path), image)
     return path
 

@@ -157,7 +157,7 @@ def test_cli_recognise_flags_every_die_when_the_model_computes_otherwise(
     monkeypatch.setattr(recognise_module, "check_reader", lambda r: real(r, check_path(copy)))
     image = felt(seed=2)
     for i, value in enumerate((3, 5)):
-        draw_die(image, value, 30 + 90 * i, 90)
+        draw_die(image, value, 30 + 90 * i, 90, side=32)  # as test_cli_vision.py draws them
     photo = tmp_path / "two.png"
     cv2.imwrite(str(photo), image)
     assert cli(["recognise", "--json", "--kind", "d6", str(photo)]) == 0
