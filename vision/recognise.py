@@ -119,8 +119,12 @@ def find_dice(
     (:mod:`vision.on_tray`). ``view``: where the tray was last seen (aligning starts there);
     ``expected``: how many dice were thrown, when the game knows."""
     finder = finder or default_finder()
-    if calibration is None:  # no empty tray to tell a die from a shadow: the mirrors help
-        return Found(from_boxes(frame, [box for box, _ in finder.find(frame, mirrored=True)]))
+    if calibration is None:
+        # no empty tray to tell a die from a shadow: the mirror images help, and a box they
+        # find less surely than one view's threshold asks is a doubt
+        found = finder.find(frame, mirrored=True)
+        marks = [(score < finder.threshold, False) for _, score in found]
+        return Found(from_boxes(frame, [box for box, _ in found], marks=marks))
     height, width = frame.shape[:2]
     tray = calibration.for_size(width, height)
     side = detector_side(tray)
