@@ -36,7 +36,7 @@ from vision.felt import FeltModel
 from vision.images import check_frame, halved
 from vision.model_check import check_reader
 from vision.numerals import DEFAULT_NUMERALS_MODEL, NumeralReader, numeral_looks
-from vision.on_tray import nothing_new, on_tray, view_notes
+from vision.on_tray import TrayDice, centre_distance, nothing_new, on_tray, view_notes
 from vision.perspective import top_face_box
 from vision.pips import count_pips
 from vision.reading import NO_DIE, Flag, Kind, ReadDie, Reading, reading_order
@@ -148,6 +148,12 @@ def find_dice(
     detected = [(b, score) for b, score in detected if on_felt(b, outline, tray.die_side)]
     difference = tray.empty.difference(small, view, tray.felt)
     dice = on_tray(detected, tray, difference, expected)
+    if expected is not None and len(dice.boxes) < expected:
+        # dice short: the frame read in its mirror images too, four times the detector's
+        # work, paid only now (a die half on another may show the net a peak there)
+        again = in_frame(finder.find(coarse, side, mirrored=True), coarse, (width, height))
+        again = [(b, score) for b, score in again if on_felt(b, outline, tray.die_side)]
+        dice = more_of(dice, on_tray(again, tray, difference, expected), expected, tray.die_side)
     notes = view_notes(tray, view, difference)
     marks = [(i in dice.unsure, i in dice.occluded) for i in range(len(dice.boxes))]
     segmentation = from_boxes(
@@ -155,6 +161,17 @@ def find_dice(
     )
     lit = LIGHT_RANGE[0] <= difference.light <= LIGHT_RANGE[1]
     return Found(segmentation, (*notes, *dice.notes), view, small, distrust=not lit)
+
+
+def more_of(first: TrayDice, second: TrayDice, expected: int, die_side: float) -> TrayDice:
+    """The second reading when it accounts for more dice than the first, up to the number
+    thrown, its dice that the first did not see flagged; else the first."""
+    if not len(first.boxes) < len(second.boxes) <= expected:
+        return first
+    for j, box in enumerate(second.boxes):
+        if all(centre_distance(box, seen) > die_side / 2 for seen in first.boxes):
+            second.unsure.add(j)
+    return second
 
 
 def in_frame(
