@@ -33,12 +33,18 @@ def numerals() -> NumeralReader:
     return NumeralReader()
 
 
-def printed(digit: str, turn: float, size: int = 240) -> tuple[np.ndarray, list[float]]:
+def printed(
+    digit: str, turn: float, size: int = 240, underlined: bool = False
+) -> tuple[np.ndarray, list[float]]:
     """A frame with ``digit`` printed dark on a light face at the centre of a die's box,
-    turned ``turn`` degrees, and that box."""
+    turned ``turn`` degrees, and that box; ``underlined``: a bar under it, as a d10's 6 and
+    9 have."""
     frame = np.full((size, size, 3), 200, np.uint8)
     cv2.putText(frame, digit, (size // 2 - 14, size // 2 + 17), cv2.FONT_HERSHEY_SIMPLEX, 1.6,
                 (30, 30, 30), 4, cv2.LINE_AA)  # fmt: skip
+    if underlined:
+        cv2.rectangle(frame, (size // 2 - 12, size // 2 + 25), (size // 2 + 10, size // 2 + 28),
+                      (30, 30, 30), -1)  # fmt: skip
     centre = (size / 2 - 0.5, size / 2 - 0.5)
     frame = cv2.warpAffine(frame, cv2.getRotationMatrix2D(centre, turn, 1.0), (size, size),
                            borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
@@ -53,14 +59,24 @@ def test_a_printed_digit_is_read_at_any_turn(
 ) -> None:
     frame, box = printed(digit, turn)
     seen = numerals.digits(frame, [box])
-    assert seen.shape == (1, 10)
-    assert int(seen[0].argmax()) == int(digit)
+    assert seen.shape == (1, numerals.card.turns, 10)  # each view
+    assert int(seen[0].max(axis=0).argmax()) == int(digit)
 
 
 def test_a_grey_frame_is_read_as_a_colour_one(numerals: NumeralReader) -> None:
     frame, box = printed("5", 40)
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     assert np.allclose(numerals.digits(grey, [box]), numerals.digits(frame, [box]), atol=1e-4)
+
+
+@pytest.mark.parametrize(("digit", "turn"), [("6", 0), ("6", 180), ("9", 0), ("9", 150)])
+def test_the_underline_tells_a_six_from_a_nine(
+    numerals: NumeralReader, digit: str, turn: float
+) -> None:
+    frame, box = printed(digit, turn, underlined=True)
+    weights = numerals.values(frame, [box], VALUES)[0]
+    other = 15 - int(digit)
+    assert weights[int(digit) - 1] > 0.4 and weights[other - 1] < 2 * FLOOR
 
 
 def test_a_six_and_a_nine_weigh_alike_and_ten_is_the_zero(numerals: NumeralReader) -> None:
@@ -74,7 +90,7 @@ def test_a_six_and_a_nine_weigh_alike_and_ten_is_the_zero(numerals: NumeralReade
 
 
 def test_no_box_no_run(numerals: NumeralReader) -> None:
-    assert numerals.digits(np.zeros((50, 50, 3), np.uint8), []).shape == (0, 10)
+    assert numerals.digits(np.zeros((50, 50, 3), np.uint8), []).shape == (0, 6, 10)
 
 
 def guess(probabilities: list[float]) -> Guess:
@@ -107,7 +123,7 @@ def test_only_the_doubtful_d10_are_looked_at_again(numerals: NumeralReader) -> N
     assert disputed == {1}  # the model said 6, the numeral 4: flagged whatever is read
 
 
-def test_readers_at_odds_are_doubt_but_a_six_and_a_nine_agree() -> None:
+def test_readers_at_odds_are_doubt_but_a_six_and_a_nine_agree_unless_underlined() -> None:
     says = {v: np.where(np.arange(1, 11) == v, 1.0, FLOOR) for v in VALUES}
     says[6] = says[9] = np.where(np.isin(np.arange(1, 11), (6, 9)), 1.0, FLOOR)
     model_six = guess([0.01] * 5 + [0.6] + [0.01] * 4)
@@ -115,6 +131,9 @@ def test_readers_at_odds_are_doubt_but_a_six_and_a_nine_agree() -> None:
     assert at_odds(model_six, says[4], VALUES)
     assert not at_odds(model_six, says[6], VALUES)
     assert not at_odds(model_nine, says[9], VALUES)  # the numerals' 6-or-9
+    underlined_nine = np.where(np.arange(1, 11) == 9, 1.0, FLOOR)  # the bar said which
+    assert at_odds(model_six, underlined_nine, VALUES)
+    assert not at_odds(model_nine, underlined_nine, VALUES)
 
 
 def test_a_card_that_does_not_name_the_digits_is_refused(tmp_path: Path) -> None:
