@@ -6,8 +6,9 @@ faces and weights the renders do not hold (a d10's 4 or 8 read as a 6); a recogn
 learned digits from photographed text reads them as printed. It is slow beside the die-face
 model (a larger net, run on six turned views of each die), so it reads only the d10 whose
 value the die-face model is unsure of, and only from overhead, where the numeral lies at the
-centre of the top face's box. It does not see a 6's or a 9's underline (a turned 6 is a 9
-to it): the die-face model tells those two apart. What it won: docs/recognition.md.
+centre of the top face's box. A turned 6 is a 9 to it: the bar under a d10's 6 and 9,
+looked for in a taller window, tells those two apart when it is clearly seen
+(:meth:`NumeralReader.underlined`). What it won: docs/recognition.md.
 """
 
 from __future__ import annotations
