@@ -43,8 +43,10 @@ from vision.reading import NO_DIE, Flag, Kind, ReadDie, Reading, reading_order
 from vision.segment import Blob, Segmentation, from_boxes
 
 # Flag `unsure` below this confidence: a wrong reading costs more than a flag (the numbers:
-# docs/lab-notes.md#unsure_below).
+# docs/lab-notes.md#unsure_below); in a photo taken at a slant, where the model reads less
+# well, below the second.
 UNSURE_BELOW = 0.6
+SLANTED_UNSURE_BELOW = 0.7
 D10_FILL = 0.88  # a d10 fills less of its rotated rectangle than this (a d6: ~0.97)
 FACES = {"d6": 6, "d10": 10}
 DIE_INPUT_PX = 24  # inside what the detector trained on (10-36 px; docs/lab-notes.md)
@@ -286,7 +288,8 @@ def read_die(
     colour and finish, from the shrunk frame): the model's heads where it has them,
     classical estimates elsewhere; ``lean``: how likely the cocked-die model finds it
     cocked (read from overhead only). Flagged ``unsure`` when the least sure of the needed
-    attributes is below ``UNSURE_BELOW``, the value is one the kind cannot show or the kind
+    attributes is below ``UNSURE_BELOW`` (``SLANTED_UNSURE_BELOW`` in a photo taken at a
+    slant), the value is one the kind cannot show or the kind
     has values the model cannot say (a d10 before the model reads d10), or the pip count
     disagrees with the model."""
     scores: dict[str, float] = {}
@@ -319,7 +322,8 @@ def read_die(
         pips = count_pips(cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), mask)
         disagree = pips is not None and pips != value
     confidence = min(scores[k] for k in terms.needed)
-    if unreadable or disagree or confidence < UNSURE_BELOW:
+    below = UNSURE_BELOW if terms.overhead else SLANTED_UNSURE_BELOW
+    if unreadable or disagree or confidence < below:
         flags.append("unsure")
     return ReadDie(kind, value, colour, finish, confidence, blob.box, tuple(flags), scores)
 
