@@ -142,11 +142,11 @@ def numeral_timing(
 ) -> Timing:
     """The second look at one doubtful d10's numeral, and how many dice of this frame the
     die-face model leaves doubtful (the look is paid once for each of them)."""
-    if calibration is None or "d10" not in kinds or not boxes:
-        return Timing("numeral look", None, None, "overhead d10 only: not run here")
+    if "d10" not in kinds or not boxes:
+        return Timing("numeral look", None, None, "d10 only: not run here")
     numerals = default_numerals()
     values = tuple(int(v) for v in reader.classes("value"))
-    guesses = reader.read(frame, boxes)
+    guesses = reader.read(frame, boxes, overhead=calibration is not None)
     doubtful = int(doubtful_d10(guesses, np.ones(len(boxes), bool), values).sum())
     return Timing(
         "numeral look (a doubtful d10)",

@@ -351,12 +351,12 @@ def recognise(
     tells it, and the face reading, how slanted the camera sees each die: the face model
     reads the top face's part of the box (vision/perspective.py). ``expected``: how many
     dice were thrown, when the game knows (a calibrated tray then accounts for a count
-    that is off). ``numerals``: the numeral model that reads a doubtful d10 again, asked
-    only with a calibration (default: the shipped one, loaded once)."""
+    that is off). ``numerals``: the numeral model that reads a doubtful d10 again
+    (default: the shipped one, loaded once)."""
     began = time.perf_counter()
     frame = check_frame(frame)
     found = find_dice(frame, calibration, finder, expected=expected)
-    if calibration is not None and numerals is None:
+    if numerals is None:
         numerals = default_numerals()
     return read_found(frame, found, calibration, reader, coloured, kinds, leaning, began, numerals)
 
@@ -373,7 +373,7 @@ def read_found(
     numerals: NumeralReader | None = None,
 ) -> Reading:
     """The reading of the dice ``found`` in a frame (see :func:`recognise`); ``numerals``:
-    the numeral model that reads a doubtful d10 again from overhead (None: not asked)."""
+    the numeral model that reads a doubtful d10 again (None: not asked)."""
     reader = reader or default_reader()
     segmentation = found.segmentation
     boxes = [b.box for b in segmentation.blobs]
@@ -391,7 +391,7 @@ def read_found(
         tuple(str(c) for c in reader.classes("kind")) if "kind" in reader.attributes else KINDS
     )
     disputed: set[int] = set()  # dice whose numeral and die-face model were at odds
-    if numerals is not None and calibration is not None:
+    if numerals is not None:
         d10 = np.array([read_as_d10(g, kinds, kind_classes) for g in guesses], bool)
         guesses, disputed = numeral_looks(numerals, frame, faces, guesses, d10, values)
     terms = Terms(needed, kinds, values, calibration is not None, kind_classes)

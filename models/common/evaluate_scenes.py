@@ -425,7 +425,7 @@ def evaluate(
     another resolution would see them. ``enrolment``: the table's own value head to read
     with (vision/enrolment.py; BadEnrolmentError when it cannot be). ``dice``: every photo
     holds this many, as a game's rulebook tells the appliance (a calibrated tray then
-    accounts for a count that is off). ``numerals``: a calibrated reading looks again at a
+    accounts for a count that is off). ``numerals``: the reading looks again at a
     doubtful d10's numeral (vision/numerals.py; False: to measure without). OpenCV runs on
     one thread meanwhile, as the model does.
 
