@@ -5,12 +5,11 @@ Why: the die-face model learned its numerals from renders, and real dice are pri
 faces and weights the renders do not hold (a d10's 4 or 8 read as a 6); a recogniser that
 learned digits from photographed text reads them as printed. It is slow beside the die-face
 model (a larger net, run on six turned views of each die), so it reads only the d10 whose
-value the die-face model is unsure of, at the centre of the top face's box (of the whole
-die's in a photo without a calibration: from above, the same place; at a slant, the top
-face lies higher and it may read a side face's numeral, which costs less than the real
-numerals it reads right). A turned 6 is a 9 to it: the bar under a d10's 6 and 9,
-looked for in a taller window, tells those two apart when it is clearly seen
-(:meth:`NumeralReader.underlined`). What it won: docs/recognition.md.
+value the die-face model is unsure of, at the centre of the top face's box (in a photo
+without a calibration, the whole die's: the same place from above; at a slant it may catch
+a side face's numeral, a smaller loss than the real numerals it gains). A turned 6 is a 9
+to it: the bar under a d10's 6 and 9, looked for in a taller window, tells those two apart
+when it is clearly seen (:meth:`NumeralReader.underlined`). What it won: docs/recognition.md.
 """
 
 from __future__ import annotations
