@@ -204,18 +204,25 @@ class DiceFinder(OnnxModel[FinderCard]):
         return heat, size[0], offset[0], scale
 
     def find(
-        self, frame: np.ndarray, long_side: int | None = None, mirrored: bool = False
+        self,
+        frame: np.ndarray,
+        long_side: int | None = None,
+        mirrored: bool = False,
+        threshold: float | None = None,
     ) -> list[tuple[Box, float]]:
         """The dice in a frame; ``mirrored``: read in its mirror images too, four times the
-        work, for photos where the empty tray cannot tell a die from what looks like one."""
+        work, for photos where the empty tray cannot tell a die from what looks like one.
+        ``threshold``: the least score kept (default: the card's for one view or the mirrors)."""
         heatmap, size, offset, scale = self.maps(frame, long_side, mirrored)
         height, width = frame.shape[:2]
+        if threshold is None:
+            threshold = self.mirrored_threshold if mirrored else self.threshold
         return decode(
             heatmap,
             size,
             offset,
             scale,
-            self.mirrored_threshold if mirrored else self.threshold,
+            threshold,
             self.stride,
             self.nms_iou,
             limit=(width, height),

@@ -24,6 +24,10 @@ Box = tuple[float, float, float, float]
 # A box whose new pixels span less of a die than NEW shows nothing new, unless they span
 # FAINT and the detector is SURE of it: a clear die differs from the felt only faintly.
 NEW, FAINT, SURE = 0.1, 0.05, 0.6
+# A box the detector finds less surely than its threshold, down to FAINT_FIND, is a die where
+# the frame is new over CLEAR of one: a real die the net finds faintly (a colour, numerals it
+# never learned) is still plainly new on the felt, and need not be flagged as a die added
+FAINT_FIND, CLEAR = 0.2, 0.5
 WEAK = 0.4  # a die seen too many, this much less sure than the typical one, is left out
 REGION = 0.4  # a region of difference this many dice large (in area) may be a die
 WALL = 5.0  # a region this many dice large touching the felt's edge: the wall, not dice
@@ -97,14 +101,19 @@ def on_tray(
     tray: Calibration,
     difference: Difference,
     expected: int | None = None,
+    found_from: float = 0.0,
 ) -> TrayDice:
     """The dice among the detector's ``(box, score)`` (best first) on a tray whose frame
     differs from its empty picture by ``difference``; ``expected``: how many dice were
-    thrown, when the game knows."""
+    thrown, when the game knows; ``found_from``: the detector's threshold, under which a
+    box is a die only where the frame is clearly new (``CLEAR``)."""
     kept, left_out = [], []
     for box, score in detected:
         extent = difference.extent(box, tray.die_side)
-        new = extent >= NEW or (extent >= FAINT and score >= SURE)
+        if score >= found_from:
+            new = extent >= NEW or (extent >= FAINT and score >= SURE)
+        else:
+            new = extent >= CLEAR
         (kept if new else left_out).append((box, score))
     found = TrayDice([b for b, _ in kept], [s for _, s in kept], left_out=[b for b, _ in left_out])
     side = tray.die_side * difference.scale

@@ -36,7 +36,14 @@ from vision.felt import FeltModel
 from vision.images import check_frame, halved
 from vision.model_check import check_reader
 from vision.numerals import DEFAULT_NUMERALS_MODEL, NumeralReader, numeral_looks
-from vision.on_tray import TrayDice, centre_distance, nothing_new, on_tray, view_notes
+from vision.on_tray import (
+    FAINT_FIND,
+    TrayDice,
+    centre_distance,
+    nothing_new,
+    on_tray,
+    view_notes,
+)
 from vision.perspective import top_face_box
 from vision.pips import count_pips
 from vision.reading import NO_DIE, Flag, Kind, ReadDie, Reading, reading_order
@@ -139,23 +146,31 @@ def find_dice(
     small_w, small_h = tray.empty.image.shape[1::-1]
     needed = (max(round(width * scale), small_w), max(round(height * scale), small_h))
     coarse = halved(frame, needed)
-    detected = in_frame(finder.find(coarse, side), coarse, (width, height))
+    faint = min(FAINT_FIND, finder.threshold)  # what the empty tray may still show new
+    detected = in_frame(finder.find(coarse, side, threshold=faint), coarse, (width, height))
     small = tray.empty.shrink(coarse)
     view = tray.empty.align(small, view)
-    if not view.same_tray:
-        boxes = [box for box, _ in detected if on_felt(box, tray.area, tray.die_side)]
+    if not view.same_tray:  # no empty tray to vouch for a faint find
+        boxes = [
+            box
+            for box, score in detected
+            if score >= finder.threshold and on_felt(box, tray.area, tray.die_side)
+        ]
         notes = tuple(view_notes(tray, view, None))
         return Found(from_boxes(frame, boxes, tray.felt), notes, view, small, distrust=True)
     outline = view.frame_points(tray.area, tray.empty.scale)
     detected = [(b, score) for b, score in detected if on_felt(b, outline, tray.die_side)]
     difference = tray.empty.difference(small, view, tray.felt)
-    dice = on_tray(detected, tray, difference, expected)
+    dice = on_tray(detected, tray, difference, expected, finder.threshold)
     if expected is not None and len(dice.boxes) < expected:
         # dice short: the frame read in its mirror images too, four times the detector's
         # work, paid only now (a die half on another may show the net a peak there)
-        again = in_frame(finder.find(coarse, side, mirrored=True), coarse, (width, height))
+        faint = min(FAINT_FIND, finder.mirrored_threshold)
+        again = finder.find(coarse, side, mirrored=True, threshold=faint)
+        again = in_frame(again, coarse, (width, height))
         again = [(b, score) for b, score in again if on_felt(b, outline, tray.die_side)]
-        dice = more_of(dice, on_tray(again, tray, difference, expected), expected, tray.die_side)
+        more = on_tray(again, tray, difference, expected, finder.mirrored_threshold)
+        dice = more_of(dice, more, expected, tray.die_side)
     notes = view_notes(tray, view, difference)
     marks = [(i in dice.unsure, i in dice.occluded) for i in range(len(dice.boxes))]
     segmentation = from_boxes(
