@@ -103,7 +103,7 @@ def test_first_run_wizard_on_a_phone(driver: Any, tray: Server) -> None:
 
     # 5. « Apprendre mes dés »: five d6, each value twice, laid by the simulated tray
     next_step(driver, "Learn my dice")
-    assert "not learned yet" in text(driver, "#enrolment-line")
+    wait(driver, lambda d: "not learned yet" in text(d, "#enrolment-line"), "no dice learned yet")
     Select(css(driver, "#lesson-rules")[0]).select_by_value("yams")
     click(driver, "#btn-lesson-start")
     for n in range(1, 13):
