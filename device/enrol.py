@@ -3,13 +3,14 @@
 Each photo is read as the appliance reads it (the detector, the calibration's tray when
 there is one), the dice found are matched to the labels by the evaluation's centre rule,
 and the crops of the matched dice, with their labelled values, fit the table's value head
-(vision/enrolment.py). What it changed is said on those photos: dice read right before
-and after.
+(vision/enrolment.py). With a calibration, the same dice (labelled flat) also fit the
+table's cocked-die head. What it changed is said on those photos: dice read right, and
+dice called cocked, before and after.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -17,10 +18,11 @@ import numpy as np
 from models.common.datasets import Dataset
 from models.common.matching import match
 from vision.calibration import Calibration
-from vision.enrolment import TURNS, Enrolment, enrol, turned
+from vision.cocked import CockedReader
+from vision.enrolment import TURNS, Enrolment, Lean, enrol, fit_lean, turned
 from vision.faces import FaceReader
 from vision.perspective import top_face_box
-from vision.recognise import DiceFinder, find_dice, value_of
+from vision.recognise import COCKED_FROM, DiceFinder, find_dice, value_of
 
 BATCH = 256  # crops per model run while enrolling
 
@@ -34,6 +36,9 @@ class Labelled:
     kinds: tuple[str, ...]  # (n,) d6 or d10
     photos: int
     labelled: int  # labelled dice of a kind played, found or not
+    # the cocked-die model's hidden layer of the same dice, as cut and mirrored (n, 2, H);
+    # none without a calibration (the cocked-die model reads from overhead only)
+    leans: np.ndarray = field(default_factory=lambda: np.zeros((0, 2, 0)))
 
 
 def labelled_crops(
@@ -41,9 +46,13 @@ def labelled_crops(
     reader: FaceReader,
     finder: DiceFinder,
     calibration: Calibration | None = None,
+    leaning: CockedReader | None = None,
 ) -> Labelled:
-    """Every labelled flat die that the pipeline finds, cropped as it reads it."""
+    """Every labelled flat die that the pipeline finds, cropped as it reads it; with a
+    calibration and a ``leaning`` model that gives its hidden layer, that too."""
     crops, values, kinds, photos, labelled = [], [], [], 0, 0
+    leans: list[np.ndarray] = []
+    hears = leaning if leaning is not None and leaning.has_hidden else None
     default_kind = dataset.kinds[0] if len(dataset.kinds) == 1 else "d6"
     for index in range(len(dataset)):
         photo = dataset.load(index)
@@ -54,6 +63,9 @@ def labelled_crops(
         found = find_dice(photo.image, calibration, finder).segmentation
         boxes = [b.box for b in found.blobs]
         pairs = match([t.box for t in truth], boxes)
+        if hears is not None and calibration is not None and pairs:
+            flat = [boxes[j] for _, j in pairs]
+            leans.append(hears.flat_hidden(photo.image, flat, calibration.focal))
         if calibration is not None:
             boxes = [top_face_box(photo.image.shape, b, calibration.focal) for b in boxes]
         if pairs:
@@ -68,6 +80,7 @@ def labelled_crops(
         tuple(kinds),
         photos,
         labelled,
+        np.concatenate(leans) if leans else np.zeros((0, 2, 0)),
     )
 
 
@@ -79,10 +92,28 @@ def features_of(reader: FaceReader, crops: np.ndarray) -> tuple[np.ndarray, np.n
     return np.vstack([f for f, _ in parts]), np.vstack([logit for _, logit in parts])
 
 
+def table_lean(leaning: CockedReader | None, flat: np.ndarray) -> Lean | None:
+    """The table's cocked-die head fitted on the hidden layers (N, 2, H) of its ``flat``
+    dice, as cut and mirrored, beside the model's anchors; None without flat dice, or for a
+    model without anchors."""
+    if leaning is None or not len(flat):
+        return None
+    anchors = leaning.anchors()
+    if anchors is None:
+        return None
+    views = flat.reshape(-1, flat.shape[-1])
+    head = fit_lean(views, anchors.hidden, anchors.cocked, anchors.own)
+    return Lean(leaning.card.version, leaning.digest, head, len(flat))
+
+
 def enrol_crops(
-    reader: FaceReader, labelled: Labelled, previous: Enrolment | None = None
+    reader: FaceReader,
+    labelled: Labelled,
+    previous: Enrolment | None = None,
+    leaning: CockedReader | None = None,
 ) -> Enrolment:
-    """The table's head fitted on the labelled crops and each of their turns."""
+    """The table's head fitted on the labelled crops and each of their turns (and its
+    cocked-die head on their hidden layers, with a ``leaning`` model that has anchors)."""
     features, logits = features_of(reader, turned(labelled.crops))
     classes = [int(c) for c in reader.classes("value")]
     return enrol(
@@ -94,7 +125,20 @@ def enrol_crops(
         reader.digest,
         labelled.photos,
         previous=previous,
+        lean=table_lean(leaning, labelled.leans),
     )
+
+
+def cocked_calls(leaning: CockedReader, labelled: Labelled, enrolment: Enrolment | None) -> int:
+    """How many of the labelled dice (all flat) the cocked-die model calls cocked, with the
+    enrolment's head (None, or an enrolment without one: the model's own, as its anchors
+    give it back)."""
+    anchors = leaning.anchors()
+    own = anchors.own if anchors is not None else None
+    head = enrolment.lean.head if enrolment is not None and enrolment.lean is not None else own
+    if head is None or not len(labelled.leans):
+        return 0
+    return int((head.probabilities(labelled.leans[:, 0]) >= COCKED_FROM).sum())
 
 
 def right_share(reader: FaceReader, labelled: Labelled, enrolment: Enrolment | None) -> float:
@@ -118,13 +162,27 @@ def right_share(reader: FaceReader, labelled: Labelled, enrolment: Enrolment | N
     return float((read == labelled.values).mean())
 
 
-def report_lines(labelled: Labelled, before: float, after: float, out: Path) -> list[str]:
-    """What ``yamscope enrol`` prints."""
+def report_lines(
+    labelled: Labelled,
+    before: float,
+    after: float,
+    out: Path,
+    cocked: tuple[int, int] | None = None,
+) -> list[str]:
+    """What ``yamscope enrol`` prints; ``cocked``: the flat dice called cocked before and
+    after (None: no cocked-die head was fitted)."""
     counts = np.unique(labelled.values, return_counts=True)
     per_value = ", ".join(f"{v}: {c}" for v, c in zip(*counts, strict=True))
-    return [
+    lines = [
         f"{len(labelled.crops)} dice of {labelled.labelled} labelled found in "
         f"{labelled.photos} photos ({per_value})",
         f"on these photos: value read right {before:.1%} before, {after:.1%} after",
-        f"enrolment written to {out}",
     ]
+    if cocked is not None:
+        lines.append(
+            f"flat dice called cocked: {cocked[0]} before, {cocked[1]} after (the table's "
+            "cocked-die head)"
+        )
+    else:
+        lines.append("no cocked-die head fitted: the photos need the tray's --calibration")
+    return [*lines, f"enrolment written to {out}"]

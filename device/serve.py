@@ -141,7 +141,7 @@ def enrol_table(recogniser: Any, path: Path) -> None:
     if not path.exists():
         return
     try:
-        recogniser.reader.enrol(load_enrolment(path, recogniser.reader.path))
+        recogniser.enrol(load_enrolment(path, recogniser.reader.path))
     except BadEnrolmentError as exc:
         log.warning("the model's own head reads the dice: %s", exc)
         return

@@ -57,6 +57,7 @@ class Shot:
     round: int
     crops: np.ndarray
     photo: bytes
+    leans: np.ndarray  # the cocked-die model's hidden layer of the (flat) dice, (n, 2, H)
 
 
 class Lesson:
@@ -208,7 +209,13 @@ class Lesson:
             else boxes
         )
         crops = recogniser.reader.crops(image, faces)
-        return Shot(value, round_, crops, _thumbnail(image, boxes))
+        leaning = recogniser.leaning
+        leans = (
+            leaning.flat_hidden(image, boxes, calibration.focal)
+            if calibration is not None and leaning.has_hidden
+            else np.zeros((0, 2, 0))
+        )
+        return Shot(value, round_, crops, _thumbnail(image, boxes), leans)
 
     def finish(self) -> dict[str, Any]:
         """Fit the table's head on every photo's dice, keep it and read with it from now
@@ -219,17 +226,24 @@ class Lesson:
                     f"{len(self.steps) - len(self.shots)} photos still to take",
                     f"encore {len(self.steps) - len(self.shots)} photo(s) à prendre",
                 )
-            reader = self.watcher.recogniser.reader
+            recogniser = self.watcher.recogniser
+            reader = recogniser.reader
             crops = np.concatenate([s.crops for s in self.shots])
             values = np.concatenate([np.full(len(s.crops), s.value) for s in self.shots])
+            leans = [s.leans for s in self.shots if len(s.leans)]
             labelled = Labelled(
-                crops, values, (self.kind,) * len(values), len(self.shots), len(values)
+                crops,
+                values,
+                (self.kind,) * len(values),
+                len(self.shots),
+                len(values),
+                np.concatenate(leans) if leans else np.zeros((0, 2, 0)),
             )
             before = _read_values(reader, crops, self.kind, reader.enrolment)
-            enrolment = enrol_crops(reader, labelled)
+            enrolment = enrol_crops(reader, labelled, leaning=recogniser.leaning)
             after = _read_values(reader, crops, self.kind, enrolment)
             save(enrolment, self.path)
-            reader.enrol(enrolment)
+            recogniser.enrol(enrolment)
             self.result = _summary(self.shots, values, before, after, enrolment, self.path)
             self.end()
             return self.state()

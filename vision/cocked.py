@@ -14,6 +14,11 @@ won, model by model: docs/cocked-dice.md.
 
 The optical axis is taken to meet the frame at its centre, which holds for a camera pointed
 straight down at the tray (the appliance's set-up).
+
+A table's enrolment may carry its own last layer (vision/enrolment.py ``Lean``), fitted on
+the model's hidden layer: the rendered dice it learned from are not the table's plastic.
+The model's ``Anchors`` (rendered dice's hidden layers, beside the model) keep that fit
+honest about cocked dice.
 """
 
 from __future__ import annotations
@@ -27,13 +32,52 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.enrolment import BadEnrolmentError, LeanHead
 from vision.faces import softmax
 from vision.model import CROP_SCALE as CROP_SCALE  # the crop of the training (models/cocked)
-from vision.model import MODELS, CropCard, Fields, OnnxModel, Shape, SquareCrops
+from vision.model import MODELS, CropCard, Fields, OnnxModel, Shape, SquareCrops, digest
 from vision.perspective import slant
 from vision.reading import Box
 
 DEFAULT_COCKED_MODEL = MODELS / "cocked.onnx"
+HIDDEN = "hidden"  # the head's hidden layer, given out since model 2.2.0
+ANCHORS_SUFFIX = ".anchors.npz"  # beside the model: its rendered dice's hidden layers
+
+
+@dataclass(frozen=True)
+class Anchors:
+    """Rendered dice the model learned from, as its hidden layer saw them, with whether each
+    was cocked, and the model's own last layer (recovered from their logits)."""
+
+    hidden: np.ndarray  # (n, H)
+    cocked: np.ndarray  # (n,) bool
+    own: LeanHead
+
+    @classmethod
+    def of(cls, hidden: np.ndarray, cocked: np.ndarray, logit: np.ndarray) -> Anchors:
+        """From the hidden layers, labels and the model's cocked-minus-flat logits: the
+        last layer is linear in the hidden layer, so least squares gives it back."""
+        design = np.hstack([np.asarray(hidden, np.float64), np.ones((len(hidden), 1))])
+        solution, *_ = np.linalg.lstsq(design, np.asarray(logit, np.float64), rcond=None)
+        own = LeanHead(solution[:-1], float(solution[-1]))
+        return cls(np.asarray(hidden, np.float32), np.asarray(cocked, bool), own)
+
+
+def anchors_path(model: Path) -> Path:
+    return model.with_name(model.stem + ANCHORS_SUFFIX)
+
+
+def save_anchors(model: Path, hidden: np.ndarray, cocked: np.ndarray, logit: np.ndarray) -> Path:
+    """Write the anchors of ``model`` beside it, naming the model file they belong to."""
+    path = anchors_path(model)
+    np.savez_compressed(
+        path,
+        hidden=np.asarray(hidden, np.float16),
+        cocked=np.asarray(cocked, np.uint8),
+        logit=np.asarray(logit, np.float32),
+        sha256=np.array(digest(model)),
+    )
+    return path
 
 
 def upright_crop(frame: np.ndarray, box: Sequence[float], size: int, scale: float) -> np.ndarray:
@@ -106,6 +150,55 @@ class CockedReader(OnnxModel[CockedCard]):
 
     def __init__(self, model: str | Path = DEFAULT_COCKED_MODEL, threads: int = 1) -> None:
         super().__init__(model, CockedCard, threads)
+        self.has_hidden = HIDDEN in self.output_shapes
+        self.table: LeanHead | None = None  # a table's own last layer (vision/enrolment.py)
+
+    def enrol(self, head: LeanHead | None) -> None:
+        """Read with this table's last layer (None: the model's own)."""
+        if head is not None and not self.has_hidden:
+            raise BadEnrolmentError(f"{self.path}: this model gives no hidden layer to enrol on")
+        self.table = head
+
+    def anchors(self) -> Anchors | None:
+        """The model's anchors, None when the file beside it is missing or belongs to
+        another model file."""
+        path = anchors_path(self.path)
+        if not (self.has_hidden and path.is_file()):
+            return None
+        with np.load(path, allow_pickle=False) as data:
+            if str(data["sha256"]) != self.digest:
+                return None
+            return Anchors.of(data["hidden"], data["cocked"] > 0, data["logit"])
+
+    def hidden_of(self, crops: np.ndarray, slants: np.ndarray) -> np.ndarray:
+        """The hidden layer (N, H) of upright crops and their slants."""
+        if not self.has_hidden:
+            raise BadEnrolmentError(f"{self.path}: this model gives no hidden layer to enrol on")
+        return self.outputs_of(crops, slants, [HIDDEN])[0]
+
+    def flat_hidden(self, frame: np.ndarray, boxes: Sequence[Box], focal: float) -> np.ndarray:
+        """The hidden layer (N, 2, H) of dice known to lie flat, as cut and mirrored about
+        the upright axis (the camera's slant looks the same that way): what a table's head
+        learns."""
+        crops, slants = self.inputs(frame, boxes, focal)
+        both = np.concatenate([crops, crops[:, :, ::-1]])
+        hidden = self.hidden_of(both, np.concatenate([slants, slants]))
+        return hidden.reshape(2, len(boxes), -1).transpose(1, 0, 2)
+
+    def outputs_of(
+        self, crops: np.ndarray, slants: np.ndarray, outputs: list[str]
+    ) -> list[np.ndarray]:
+        """The model's ``outputs`` on upright crops (averaged down to its input when cut
+        larger, as in training) and their slants."""
+        size = self.card.size
+        if crops.shape[1] != size:
+            crops = np.stack(
+                [cv2.resize(c, (size, size), interpolation=cv2.INTER_AREA) for c in crops]
+            )
+        x = crops.astype(np.float32).transpose(0, 3, 1, 2) * np.float32(1 / 255)
+        x = np.ascontiguousarray((x - self.card.input.mean) / self.card.input.std, dtype=np.float32)
+        feed = {"crops": x, "slant": slants.astype(np.float32).reshape(-1, 1)}
+        return [np.asarray(o, np.float64) for o in self.session.run(outputs, feed)]
 
     def inputs(
         self, frame: np.ndarray, boxes: Sequence[Box], focal: float
@@ -119,21 +212,18 @@ class CockedReader(OnnxModel[CockedCard]):
         slants = np.array([slant(frame.shape, b, focal) for b in boxes], np.float32)
         return crops, slants
 
-    def probabilities_of(self, crops: np.ndarray, slants: np.ndarray) -> np.ndarray:
-        """How likely each die is cocked (N,), from its upright crop and its slant; crops
-        larger than the model's input are averaged down to it, as in training."""
+    def probabilities_of(
+        self, crops: np.ndarray, slants: np.ndarray, own: bool = False
+    ) -> np.ndarray:
+        """How likely each die is cocked (N,), from its upright crop and its slant, by the
+        table's last layer when there is one (``own``: the model's); crops larger than the
+        model's input are averaged down to it, as in training."""
         if len(crops) == 0:
             return np.zeros(0)
-        size = self.card.size
-        if crops.shape[1] != size:
-            crops = np.stack(
-                [cv2.resize(c, (size, size), interpolation=cv2.INTER_AREA) for c in crops]
-            )
-        x = crops.astype(np.float32).transpose(0, 3, 1, 2) * np.float32(1 / 255)
-        x = np.ascontiguousarray((x - self.card.input.mean) / self.card.input.std, dtype=np.float32)
-        feed = {"crops": x, "slant": slants.astype(np.float32).reshape(-1, 1)}
-        (logits,) = self.session.run([self.OUTPUT], feed)
-        return softmax(np.asarray(logits, np.float64))[:, 1]
+        if self.table is not None and not own:
+            return self.table.probabilities(self.outputs_of(crops, slants, [HIDDEN])[0])
+        (logits,) = self.outputs_of(crops, slants, [self.OUTPUT])
+        return softmax(logits)[:, 1]
 
     def probabilities(self, frame: np.ndarray, boxes: Sequence[Box], focal: float) -> np.ndarray:
         """How likely each die box of a BGR frame, seen by a camera of focal length

@@ -9,6 +9,12 @@ and is held near it, so a value seen in few crops keeps the model's reading.
 The file (JSON) names the model it was fitted on (version and a digest of the file): the
 features of another model mean something else, so a foreign enrolment is refused and the
 reader falls back to the model's own head.
+
+With a calibration, the lesson's dice (all laid flat) also fit the table's own last layer of
+the cocked-die model (``Lean``): that model learned rendered dice, and on a real tray it
+calls some flat dice of a table's plastic cocked, photo after photo. The fit keeps the
+model's rendered dice beside the table's (vision/cocked.py ``Anchors``), so the cocked ones
+stay cocked.
 """
 
 from __future__ import annotations
@@ -28,11 +34,14 @@ from vision.files import read_json, write_json
 from vision.model import digest
 
 FORMAT = "yamscope-enrolment"
-VERSION = 1
+VERSION = 2  # 2 added the cocked-die model's table head; a version 1 file reads without it
+READS = (1, VERSION)
 HELD = 0.01  # the pull toward the model's own head, against the crops' cross-entropy
 STEPS = 400  # full-batch Adam steps of the fit
 RATE = 0.05  # their learning rate
 TURNS = 4  # each labelled crop is also seen turned by a quarter, a half and three quarters
+TABLE_SHARE = 0.3  # the table's flat dice's share of the cocked head's fit (docs/cocked-dice.md)
+MISSED_WEIGHT = 2.0  # a cocked anchor missed counts as two flat ones flagged (models/cocked)
 
 
 class BadEnrolmentError(VisionError):
@@ -104,6 +113,83 @@ def fit_head(
 
 
 @dataclass(frozen=True)
+class LeanHead:
+    """A last layer of the cocked-die model on its hidden layer: how likely each die is
+    cocked = sigmoid(hidden @ weight + bias)."""
+
+    weight: np.ndarray  # (hidden,)
+    bias: float
+
+    def probabilities(self, hidden: np.ndarray) -> np.ndarray:
+        logit = np.asarray(hidden, np.float64) @ self.weight + self.bias
+        return 1 / (1 + np.exp(-np.clip(logit, -60, 60)))
+
+
+def fit_lean(
+    flat: np.ndarray,
+    anchors: np.ndarray,
+    cocked: np.ndarray,
+    start: LeanHead,
+    table_share: float = TABLE_SHARE,
+    missed_weight: float = MISSED_WEIGHT,
+    steps: int = STEPS,
+) -> LeanHead:
+    """The cocked-die model's last layer fitted again on a table's ``flat`` dice (hidden
+    layers, all flat) beside the model's rendered ``anchors`` (hidden layers, ``cocked`` of
+    each): logistic regression from ``start`` (full-batch Adam), the table's dice counting
+    ``table_share`` of the whole and a missed cocked anchor ``missed_weight`` times a flat one,
+    as in training."""
+    x = np.vstack([np.asarray(anchors, np.float64), np.asarray(flat, np.float64)])
+    y = np.concatenate([np.asarray(cocked, np.float64), np.zeros(len(flat))])
+    weights = np.concatenate(
+        [np.where(np.asarray(cocked) > 0, missed_weight, 1.0), np.zeros(len(flat))]
+    )
+    weights *= (1 - table_share) / weights.sum()
+    weights[len(anchors) :] = table_share / max(len(flat), 1)
+    w, b = start.weight.astype(np.float64).copy(), float(start.bias)
+    moments = [np.zeros_like(w), np.zeros_like(w), 0.0, 0.0]
+    for step in range(1, steps + 1):
+        error = (1 / (1 + np.exp(-np.clip(x @ w + b, -60, 60))) - y) * weights
+        grad_w, grad_b = error @ x, float(error.sum())
+        moments[0] = 0.9 * moments[0] + 0.1 * grad_w
+        moments[1] = 0.999 * moments[1] + 0.001 * grad_w * grad_w
+        moments[2] = 0.9 * moments[2] + 0.1 * grad_b
+        moments[3] = 0.999 * moments[3] + 0.001 * grad_b * grad_b
+        fix1, fix2 = 1 - 0.9**step, 1 - 0.999**step
+        w -= RATE * (moments[0] / fix1) / (np.sqrt(moments[1] / fix2) + 1e-8)
+        b -= RATE * (moments[2] / fix1) / (np.sqrt(moments[3] / fix2) + 1e-8)
+    return LeanHead(w, b)
+
+
+@dataclass(frozen=True)
+class Lean:
+    """A table's last layer of the cocked-die model, and the model it was fitted on."""
+
+    model_version: str
+    model_digest: str
+    head: LeanHead
+    dice: int  # the flat dice it was fitted on
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": {"name": "cocked", "version": self.model_version, "sha256": self.model_digest},
+            "dice": self.dice,
+            "weight": _pack(self.head.weight.astype(np.float32)),
+            "bias": round(float(self.head.bias), 6),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Lean:
+        """KeyError, TypeError or ValueError for anything missing or malformed."""
+        weight = _unpack(data["weight"]).astype(np.float64)
+        if weight.ndim != 1 or not np.isfinite(weight).all():
+            raise ValueError("the cocked head's weights are not one finite row")
+        model = data["model"]
+        head = LeanHead(weight, float(data["bias"]))
+        return cls(str(model["version"]), str(model["sha256"]), head, int(data["dice"]))
+
+
+@dataclass(frozen=True)
 class Enrolment:
     """A table's value head and what it was fitted on: the model (version, file digest),
     the labelled crops' features (kept, so that play can add to them and fit again), their
@@ -117,6 +203,7 @@ class Enrolment:
     weights: np.ndarray  # (n,) how much each counted
     photos: int
     made: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
+    lean: Lean | None = None  # the table's cocked-die head (None: fitted without a calibration)
 
     def examples(self) -> dict[int, int]:
         """Labelled crops per value (each crop's turns counted once)."""
@@ -145,14 +232,14 @@ class Enrolment:
                 "labels": self.labels.astype(int).tolist(),
                 "weights": self.weights.astype(float).round(3).tolist(),
             },
-        }
+        } | ({"cocked_head": self.lean.to_json()} if self.lean is not None else {})
 
     @classmethod
     def from_json(cls, data: Any, name: str = "enrolment") -> Enrolment:
         """The enrolment in ``data``; BadEnrolmentError for anything missing or malformed."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise BadEnrolmentError(f"{name}: not a yamscope enrolment file")
-        if data.get("version") != VERSION:
+        if data.get("version") not in READS:
             raise BadEnrolmentError(
                 f"{name}: enrolment version {data.get('version')!r}, this yamscope reads "
                 f"version {VERSION}: enrol the dice again"
@@ -165,6 +252,7 @@ class Enrolment:
             features = _unpack(crops["features"]).astype(np.float32)
             labels = np.asarray(crops["labels"], np.int64)
             weights = np.asarray(crops["weights"], np.float64)
+            lean = Lean.from_json(data["cocked_head"]) if "cocked_head" in data else None
             enrolment = cls(
                 str(model["version"]),
                 str(model["sha256"]),
@@ -174,6 +262,7 @@ class Enrolment:
                 weights,
                 int(data["photos"]),
                 str(data["made"]),
+                lean,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise BadEnrolmentError(f"{name}: damaged enrolment ({exc!r}): enrol again") from None
@@ -237,10 +326,12 @@ def enrol(
     photos: int,
     weights: np.ndarray | None = None,
     previous: Enrolment | None = None,
+    lean: Lean | None = None,
 ) -> Enrolment:
     """Fit a table's value head: ``features`` and the model's value ``logits`` of the
     labelled crops (their turns included), ``values`` their labels; ``previous``: an
-    enrolment whose crops are fitted on again with these."""
+    enrolment whose crops are fitted on again with these (and whose cocked head is kept
+    unless ``lean`` gives a new one)."""
     values = np.asarray(values, np.int64)
     weights = np.ones(len(values)) if weights is None else np.asarray(weights, np.float64)
     prior = head_of(features, logits, classes)
@@ -263,4 +354,5 @@ def enrol(
         values,
         weights,
         photos,
+        lean=lean if lean is not None or previous is None else previous.lean,
     )

@@ -15,6 +15,7 @@ page can ask the player, instead of being dropped or silently guessed.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -48,6 +49,8 @@ from vision.perspective import top_face_box
 from vision.pips import count_pips
 from vision.reading import NO_DIE, Flag, Kind, ReadDie, Reading, reading_order
 from vision.segment import Blob, Segmentation, from_boxes
+
+log = logging.getLogger(__name__)
 
 # Flag `unsure` below this confidence: a wrong reading costs more than a flag (the numbers:
 # docs/lab-notes.md#unsure_below); in a photo taken at a slant, where the model reads less
@@ -463,9 +466,9 @@ class Recogniser:
         numerals_model: str | Path | None = DEFAULT_NUMERALS_MODEL,
     ) -> None:
         self.reader = FaceReader(model, threads=threads)
-        self.reader.enrol(enrolment)
         self.finder = DiceFinder(finder_model, threads=threads)
         self.leaning = CockedReader(cocked_model, threads=threads)
+        self.enrol(enrolment)
         # None: no second look at a doubtful d10's numeral (to measure what it brings)
         self.numerals = (
             NumeralReader(numerals_model, threads=threads) if numerals_model is not None else None
@@ -476,6 +479,21 @@ class Recogniser:
         self.expected: int | None = None  # dice thrown, when the game knows
         # why every die is flagged unsure (see check_model); None: read as usual
         self.distrust: str | None = None
+
+    def enrol(self, enrolment: Enrolment | None) -> None:
+        """Read with the table's own dice (None: the models' own heads): its value head, and
+        its cocked-die head where it has one fitted on this cocked-die model (one fitted on
+        another is left aside, said in the log). BadEnrolmentError as FaceReader.enrol."""
+        self.reader.enrol(enrolment)
+        lean = enrolment.lean if enrolment is not None else None
+        if lean is not None and lean.model_digest != self.leaning.digest:
+            log.warning(
+                "the enrolment's cocked-die head was fitted on model %s of another file: "
+                "the model's own reads which dice are cocked (enrol again to fit it)",
+                lean.model_version,
+            )
+            lean = None
+        self.leaning.enrol(lean.head if lean is not None else None)
 
     @property
     def calibration(self) -> Calibration | None:

@@ -15,7 +15,9 @@ def register(sub: Commands) -> None:
         help="learn the table's own dice from labelled photos of them",
         description="Read every photo of DATASET (images/ + labels/, YOLO or 'KIND VALUE x0 "
         "y0 x1 y1' lines) as the appliance does, and fit the table's own value head on the "
-        "dice found (vision/enrolment.py); says the dice read right before and after. "
+        "dice found (vision/enrolment.py), and with --calibration its cocked-die head on the "
+        "same flat dice; says the dice read right, and flat dice called cocked, before and "
+        "after. "
         "yamscope serve reads it from beside the calibration.",
     )
     enr.add_argument("dataset", metavar="DATASET")
@@ -27,7 +29,7 @@ def register(sub: Commands) -> None:
 
 def cmd_enrol(args: argparse.Namespace) -> int:
     """Learn the table's own dice from a folder of labelled photos of them."""
-    from device.enrol import enrol_crops, labelled_crops, report_lines, right_share
+    from device.enrol import cocked_calls, enrol_crops, labelled_crops, report_lines, right_share
     from device.paths import data_dir
     from models.common.datasets import DatasetError, open_dataset
     from vision.calibration import load as load_calibration
@@ -40,15 +42,25 @@ def cmd_enrol(args: argparse.Namespace) -> int:
         calibration = load_calibration(args.calibration) if args.calibration else None
         dataset = open_dataset(args.dataset, Path(args.labels) if args.labels else None)
         recogniser = Recogniser(calibration, kinds=dataset.kinds)  # type: ignore[arg-type]
-        labelled = labelled_crops(dataset, recogniser.reader, recogniser.finder, calibration)
+        labelled = labelled_crops(
+            dataset, recogniser.reader, recogniser.finder, calibration, recogniser.leaning
+        )
     except (DatasetError, VisionError) as exc:
         raise UsageError(str(exc)) from None
     if not len(labelled.crops):
         raise UsageError(f"{args.dataset}: no labelled die was found in its photos")
-    enrolment = enrol_crops(recogniser.reader, labelled)
+    enrolment = enrol_crops(recogniser.reader, labelled, leaning=recogniser.leaning)
     before = right_share(recogniser.reader, labelled, None)
     after = right_share(recogniser.reader, labelled, enrolment)
+    cocked = (
+        (
+            cocked_calls(recogniser.leaning, labelled, None),
+            cocked_calls(recogniser.leaning, labelled, enrolment),
+        )
+        if enrolment.lean is not None
+        else None
+    )
     save(enrolment, out)
-    for line in report_lines(labelled, before, after, out):
+    for line in report_lines(labelled, before, after, out, cocked):
         print(line)
     return 0

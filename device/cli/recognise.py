@@ -63,7 +63,7 @@ def cmd_recognise(args: argparse.Namespace) -> int:
         from vision.enrolment import load as load_enrolment
 
         try:
-            recogniser.reader.enrol(load_enrolment(args.enrolment, recogniser.reader.path))
+            recogniser.enrol(load_enrolment(args.enrolment, recogniser.reader.path))
         except VisionError as exc:  # read all the same, with the model's own head
             print(f"yamscope: warning: the model's own head reads: {exc}", file=sys.stderr)
     if recogniser.check_model() is not None:  # read all the same, every die flagged

@@ -24,6 +24,7 @@ from vision.cocked import CROP_SCALE, upright_crop
 from vision.perspective import slant
 
 TRAIN_SEED, VALID_SEED = 31000, 31001  # apart from the die-face sets and evaluation trays
+ANCHOR_SEED, ANCHOR_SCENES = 31003, 300  # the anchors shipped beside the model (vision/cocked.py)
 
 
 RECIPE = "cocked3"  # names the crops' cache folder: change it when scene_crops changes

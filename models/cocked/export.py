@@ -12,8 +12,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from models.cocked.crops import COCKED_SHARE, CUTS, RENDERED_CUTS, TRAIN_SEED, VALID_SEED
-from models.cocked.net import CockedNet
+from models.cocked.crops import (
+    ANCHOR_SCENES,
+    ANCHOR_SEED,
+    COCKED_SHARE,
+    CUTS,
+    RENDERED_CUTS,
+    TRAIN_SEED,
+    VALID_SEED,
+    load_crops,
+)
+from models.cocked.net import CockedNet, WithHidden
 from models.cocked.train import MISSED_WEIGHT, VERSION, load_net, mistakes, standardise, to_input
 from models.common.datasets import open_dataset
 from models.dieface import spec
@@ -23,15 +32,31 @@ from models.dieface.synth_crops import CropSet
 from models.synth.layout import NARROW_CAMERA, WIDE_CAMERA
 from models.training import onnx_export
 from models.training.card import count_parameters, export_fields, header, today, write_card
-from vision.cocked import CROP_SCALE, CockedReader
+from vision.cocked import ANCHORS_SUFFIX, CROP_SCALE, HIDDEN, CockedReader, save_anchors
+from vision.errors import BadModelError
 
 
 def export_onnx(model: CockedNet, path: Path, size: int = spec.INPUT_SIZE) -> None:
     """Write the model as ONNX through the chain's exporter (models/training): inputs
-    ``crops`` (side ``size``) and ``slant``, output ``cocked``, a free batch size."""
+    ``crops`` (side ``size``) and ``slant``, outputs ``cocked`` and ``hidden`` (the head's
+    hidden layer, for a table's own last layer), a free batch size."""
     crops, slant = CockedReader.INPUTS
     dummy = {crops: torch.zeros(1, 3, size, size), slant: torch.zeros(1, 1)}
-    onnx_export.export_onnx(model, dummy, [CockedReader.OUTPUT], path)
+    onnx_export.export_onnx(WithHidden.of(model), dummy, [CockedReader.OUTPUT, HIDDEN], path)
+
+
+def write_anchors(model: Path, crops: CropSet | None = None, progress: bool = True) -> Path:
+    """The anchors of an exported model, written beside it: the hidden layer, label and
+    cocked-minus-flat logit of every die of the anchor trays (synthetic, a seed of their own),
+    which a table's refit of the last layer keeps beside the table's flat dice."""
+    if crops is None:
+        crops = load_crops(ANCHOR_SEED, ANCHOR_SCENES, progress=progress)
+    reader = CockedReader(model)
+    if not reader.has_hidden:
+        raise BadModelError(f"{model}: no {HIDDEN!r} output (exported before model 2.2.0)")
+    slants = crops.labels["slant"]
+    logits, hidden = reader.outputs_of(crops.images, slants, [CockedReader.OUTPUT, HIDDEN])
+    return save_anchors(model, hidden, crops.labels["cocked"], logits[:, 1] - logits[:, 0])
 
 
 def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
@@ -70,6 +95,19 @@ def card(path: Path, model: CockedNet, run: Path) -> dict[str, Any]:
             "length comes from the calibration's field of view)"
         },
         "output": {"name": CockedReader.OUTPUT, "classes": ["no", "yes"], "kind": "logits"},
+        "hidden": {
+            "name": HIDDEN,
+            "shape": ["batch", model.head[3].in_features],
+            "what": "the head's hidden layer (after its ReLU), which the last layer reads: a "
+            "table's own last layer is fitted on it (vision/cocked.py, vision/enrolment.py)",
+        },
+        "anchors": {
+            "file": path.stem + ANCHORS_SUFFIX,
+            "what": "the hidden layer, label and cocked-minus-flat logit of every die of "
+            f"{ANCHOR_SCENES} synthetic anchor trays (seed {ANCHOR_SEED}), with this file's "
+            "SHA-256: a table's refit of the last layer keeps them beside the table's flat "
+            f"dice (python -m models.cocked.train --anchors {path})",
+        },
         "training": {
             "rendered": describe_folders(cfg.get("rendered", [])),
             "data": (
@@ -168,10 +206,12 @@ def export(
     threshold: float,
     evaluate_on: list[Path] | None = None,
     progress: bool = True,
+    anchors: CropSet | None = None,
 ) -> dict[str, Any]:
-    """Write ``run``'s best epoch as ONNX at ``target`` with its card; the card's metrics
-    are measured on the written file through the runtime's reader, and through the whole
-    pipeline on each folder of ``evaluate_on``."""
+    """Write ``run``'s best epoch as ONNX at ``target`` with its card and its anchors (of
+    ``anchors``, default the anchor trays); the card's metrics are measured on the written
+    file through the runtime's reader, and through the whole pipeline on each folder of
+    ``evaluate_on``."""
     model = load_net(run / "best.pt")
     summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     size = summary["config"].get("input_size", spec.INPUT_SIZE)
@@ -181,7 +221,9 @@ def export(
         sample = valid.subset(np.arange(min(256, len(valid))))
         x = standardise(to_input(sample.images, size))
         slants = torch.as_tensor(sample.labels["slant"]).reshape(-1, 1)
-        difference = onnx_export.max_difference(model, path, {"crops": x, "slant": slants})
+        difference = onnx_export.max_difference(
+            WithHidden.of(model), path, {"crops": x, "slant": slants}
+        )
         onnx_export.require_agreement(difference)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
@@ -195,4 +237,5 @@ def export(
     }
     info["export"] = export_fields(difference)
     write_card(target, info)
+    write_anchors(target, anchors, progress)
     return info

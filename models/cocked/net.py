@@ -32,9 +32,36 @@ class CockedNet(nn.Module):
         )
 
     def forward(self, crops: torch.Tensor, slant: torch.Tensor) -> torch.Tensor:
+        return self.head(self.heard(crops, slant))
+
+    def heard(self, crops: torch.Tensor, slant: torch.Tensor) -> torch.Tensor:
+        """What the head hears: the pooled features and the two slant terms."""
         pooled = self.features(crops).mean(dim=(2, 3))
         r = slant.reshape(-1, 1) * SLANT_GAIN
-        return self.head(torch.cat([pooled, r, r * r], dim=1))
+        return torch.cat([pooled, r, r * r], dim=1)
+
+
+class WithHidden(CockedNet):
+    """The net as exported: its logits and its head's hidden layer, on which a table's own
+    last layer is fitted (vision/cocked.py). The head runs as one module, so its layers keep
+    their names in the ONNX file (models/cocked/train.py from_onnx reads them by name)."""
+
+    @classmethod
+    def of(cls, net: CockedNet) -> WithHidden:
+        copy = cls(DieFaceNet.widths_of(net.state_dict()))
+        copy.load_state_dict(net.state_dict())
+        return copy
+
+    def forward(
+        self, crops: torch.Tensor, slant: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:  # type: ignore[override]
+        heard: list[torch.Tensor] = []  # the ReLU's output, caught as the head runs whole
+        hook = self.head[2].register_forward_hook(lambda _m, _i, out: heard.append(out))
+        try:
+            logits = self.head(self.heard(crops, slant))
+        finally:
+            hook.remove()
+        return logits, heard[0]
 
 
 def augment(x: torch.Tensor, generator: torch.Generator) -> torch.Tensor:

@@ -30,8 +30,9 @@ from models.dieface.net import DieFaceNet
 from models.dieface.synth_crops import CropSet
 from models.training import loop
 from models.training.loop import Pick, Plan
+from vision.errors import BadModelError
 
-VERSION = "2.1.0"
+VERSION = "2.2.0"
 MISSED_WEIGHT = 2  # a missed cocked die counts as two needless flags
 
 
@@ -263,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
     epoch with a card.
 
     Long: the trainer's options, then the run they ask for."""
-    from models.cocked.export import export
+    from models.cocked.export import export, write_anchors
     from vision.recognise import COCKED_FROM
 
     parser = argparse.ArgumentParser(description=main.__doc__)
@@ -316,6 +317,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--export", type=Path, metavar="ONNX", help="export --out's best epoch")
     parser.add_argument(
+        "--anchors",
+        type=Path,
+        metavar="ONNX",
+        help="write the anchors of an exported model beside it (export writes them too)",
+    )
+    parser.add_argument(
         "--evaluate",
         type=Path,
         action="append",
@@ -338,6 +345,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--widths are channel counts, 1 or more; not {args.widths}")
     if not 8 <= args.input_size <= spec.INPUT_SIZE:
         parser.error(f"--input-size is 8..{spec.INPUT_SIZE} pixels; not {args.input_size}")
+    if args.anchors is not None:
+        try:
+            print(f"wrote {write_anchors(args.anchors, progress=not args.quiet)}")
+        except BadModelError as exc:
+            parser.error(f"--anchors: {exc}")
+        return 0
     if args.export is not None and not (args.out / "best.pt").is_file():
         parser.error(f"{args.out}: no best.pt to export (train first)")
     for option, folders in (("--evaluate", args.evaluate or []), ("--rendered", args.rendered)):

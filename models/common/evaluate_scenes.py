@@ -449,7 +449,7 @@ def evaluate(
             **chosen,
         )
         if enrolment is not None:
-            recogniser.reader.enrol(load_enrolment(enrolment, recogniser.reader.path))
+            recogniser.enrol(load_enrolment(enrolment, recogniser.reader.path))
     recogniser.expected = dice
     calibrate_each = calibrated and synthetic and calibration is None
     tally = Tally()

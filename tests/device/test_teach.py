@@ -54,6 +54,10 @@ def test_photos_are_labelled_fitted_and_read_with_at_once(watcher: Any, tmp_path
     saved = load(tmp_path / "enrolment.json", watcher.recogniser.reader.path)
     assert saved.examples() == {1: 10, 2: 10}
     assert watcher.recogniser.reader.enrolment is not None  # read with at once
+    # the dice laid flat fit the table's cocked-die head where the tray is calibrated
+    assert (saved.lean is None) == (watcher.recogniser.calibration is None)
+    if saved.lean is not None:
+        assert saved.lean.dice == 20 and watcher.recogniser.leaning.table is not None
     assert watcher.lesson is None  # the tray reads throws again
     session = watcher.session
     assert session.store.throws(session.game_id) == []  # no photo became a throw

@@ -197,9 +197,12 @@ def test_a_few_steps_resume_and_export(tmp_path: Path, few: synth_crops.CropSet)
     target = tmp_path / "out" / "cocked.onnx"
     trays = tmp_path / "trays"
     write_dataset(trays, 2, seed=8, size=(640, 480), impossible=True, progress=False)
-    info = export(run, target, few, 0.5, [trays], progress=False)
+    info = export(run, target, few, 0.5, [trays], progress=False, anchors=few)
     card = json.loads(target.with_suffix(".json").read_text(encoding="utf-8"))
     assert card["metrics"]["valid_crops"]["threshold"] == 0.5
+    assert (
+        card["hidden"]["shape"] == ["batch", 64] and card["anchors"]["file"] == "cocked.anchors.npz"
+    )
     read = card["metrics"]["pipeline"]["trays"]
     assert read["photos"] == 2 and read["cocked_found"] <= read["cocked_labelled"]
     assert read["command"] == f"yamscope evaluate {trays}"
@@ -212,6 +215,10 @@ def test_a_few_steps_resume_and_export(tmp_path: Path, few: synth_crops.CropSet)
         x = cocked_train.standardise(cocked_train.to_input(few.images))
         expected = torch.softmax(model(x, torch.as_tensor(few.labels["slant"])), 1)[:, 1]
     assert np.allclose(p, expected.numpy(), atol=1e-4)
+    anchors = reader.anchors()  # written beside it, for the model's own hidden layer
+    assert anchors is not None and len(anchors.hidden) == len(few)
+    hidden = reader.hidden_of(few.images, few.labels["slant"])
+    assert np.allclose(anchors.own.probabilities(hidden), p, atol=1e-3)
 
 
 def test_a_fine_tune_starts_from_the_whole_cocked_net(
@@ -323,7 +330,7 @@ def test_a_model_of_a_smaller_input_trains_exports_and_reads(
     summary = fit(few, few, run, cfg, progress=False, exported=start)
     assert summary["exported"] == str(start) and summary["config"]["input_size"] == 32
     target = tmp_path / "out" / "cocked.onnx"
-    info = export(run, target, few, 0.5, progress=False)
+    info = export(run, target, few, 0.5, progress=False, anchors=few)
     assert info["input"]["shape"][2:] == [32, 32] and info["input"]["cut_size"] == 64
     assert f"--from-onnx {start} --input-size 32 " in info["metrics"]["reproduce"]["train"]
     reader = CockedReader(target)
@@ -379,7 +386,7 @@ def test_a_taught_slim_net_trains_exports_and_reads_back(
     cfg = Config(epochs=1, batch_size=16, threads=1, widths=SLIM, teacher=str(teacher))
     fit(few, few, run, cfg, progress=False)
     target = tmp_path / "out" / "cocked.onnx"
-    info = export(run, target, few, 0.5, progress=False)
+    info = export(run, target, few, 0.5, progress=False, anchors=few)
     assert info["training"]["widths"] == list(SLIM)
     assert info["training"]["taught_by"] == str(teacher)
     train = info["metrics"]["reproduce"]["train"]
@@ -434,3 +441,18 @@ def test_a_taught_net_of_a_smaller_input_has_a_teacher_that_reads_the_cut_crops(
     # the start (read from the same file) sees 32 px in every step and in valid, the
     # teacher 64 px in every step
     assert seen.count(64) == steps and seen.count(32) >= steps
+
+
+def test_anchors_are_refused_for_a_file_that_is_no_cocked_die_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vision.faces import DEFAULT_MODEL
+
+    model = tmp_path / "cocked.onnx"
+    shutil.copy(DEFAULT_MODEL, model)
+    shutil.copy(DEFAULT_MODEL.with_suffix(".json"), model.with_suffix(".json"))
+    with pytest.raises(SystemExit) as exited:
+        cocked_train.main(["--anchors", str(model), "--quiet"])
+    assert exited.value.code == 2
+    assert "--anchors" in capsys.readouterr().err
+    assert not (tmp_path / "cocked.anchors.npz").exists()

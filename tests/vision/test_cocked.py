@@ -54,7 +54,7 @@ def test_the_reader_gives_a_probability_per_box(reader: CockedReader) -> None:
     p = reader.probabilities(frame, [(10, 10, 60, 60), (300, 200, 350, 250)], 0.8)
     assert p.shape == (2,) and np.all((p >= 0) & (p <= 1))
     assert reader.probabilities(frame, [], 0.8).shape == (0,)
-    assert reader.card.version == "2.1.0"
+    assert reader.card.version == "2.2.0"
 
 
 def _tray_crops(
@@ -132,3 +132,88 @@ def test_a_card_that_cuts_smaller_than_it_reads_is_refused(tmp_path: Path) -> No
     model.with_suffix(".json").write_text(json.dumps(card), encoding="utf-8")
     with pytest.raises(BadModelError, match="cannot give"):
         CockedReader(model)
+
+
+# -- a table's own last layer (vision/enrolment.py Lean) ------------------------------------
+
+
+def test_the_anchors_give_back_the_shipped_models_own_last_layer(reader: CockedReader) -> None:
+    anchors = reader.anchors()
+    assert anchors is not None
+    assert len(anchors.hidden) >= 1000 and 0.1 <= anchors.cocked.mean() <= 0.4
+    from models.synth import random_scene
+
+    scene = random_scene(np.random.default_rng(7), size=(1280, 960), impossible=True, cocked=0.3)
+    focal = focal_widths(scene.tray.field_of_view)
+    crops, slants = reader.inputs(scene.image, [d.box for d in scene.dice], focal)
+    own = anchors.own.probabilities(reader.hidden_of(crops, slants))
+    assert np.allclose(own, reader.probabilities_of(crops, slants), atol=1e-3)
+
+
+def test_anchors_written_for_another_model_file_are_left_aside(tmp_path: Path) -> None:
+    from vision.cocked import anchors_path
+
+    model = tmp_path / "cocked.onnx"
+    shutil.copy(DEFAULT_COCKED_MODEL, model)
+    shutil.copy(DEFAULT_COCKED_MODEL.with_suffix(".json"), tmp_path / "cocked.json")
+    with np.load(anchors_path(DEFAULT_COCKED_MODEL)) as data:
+        kept = {k: data[k] for k in data.files}
+    np.savez(anchors_path(model), **kept)
+    assert CockedReader(model).anchors() is not None
+    np.savez(anchors_path(model), **(kept | {"sha256": np.array("0" * 64)}))
+    assert CockedReader(model).anchors() is None
+    anchors_path(model).unlink()
+    assert CockedReader(model).anchors() is None
+
+
+def test_a_tables_head_reads_in_place_of_the_models_own(reader: CockedReader) -> None:
+    from vision.enrolment import LeanHead
+
+    frame = np.full((480, 640, 3), 90, np.uint8)
+    crops, slants = reader.inputs(frame, [(10, 10, 60, 60), (300, 200, 350, 250)], 0.8)
+    own = reader.probabilities_of(crops, slants)
+    reader.enrol(LeanHead(np.zeros(64), -5.0))
+    try:
+        assert np.allclose(reader.probabilities_of(crops, slants), 1 / (1 + math.exp(5)))
+        assert np.allclose(reader.probabilities_of(crops, slants, own=True), own)
+    finally:
+        reader.enrol(None)
+    assert np.allclose(reader.probabilities_of(crops, slants), own)
+
+
+def test_a_head_fitted_on_a_tables_flat_dice_still_flags_cocked_ones(reader: CockedReader) -> None:
+    """The fit keeps the model's anchors (rendered dice, cocked ones among them) beside the
+    table's flat dice: the flat dice of six trays, fitted on, must not teach it that dice
+    of that look are never cocked (the other six trays' cocked dice)."""
+    from models.synth import random_scene
+    from vision.enrolment import fit_lean
+
+    anchors = reader.anchors()
+    assert anchors is not None
+    flat, hidden, cocked = [], [], []
+    for i in range(FLOOR_TRAYS):
+        scene = random_scene(
+            np.random.default_rng([FLOOR_SEED, i]),
+            size=(1280, 960),
+            impossible=True,
+            cocked=0.3,
+            camera=NARROW_CAMERA,
+        )
+        focal = focal_widths(scene.tray.field_of_view)
+        if i < FLOOR_TRAYS // 2:
+            flat.append(
+                reader.flat_hidden(
+                    scene.image, [d.box for d in scene.dice if not d.spec.cocked], focal
+                )
+            )
+        else:
+            crops, slants = reader.inputs(scene.image, [d.box for d in scene.dice], focal)
+            hidden.append(reader.hidden_of(crops, slants))
+            cocked += [d.spec.cocked for d in scene.dice]
+    views = np.concatenate(flat).reshape(-1, anchors.hidden.shape[1])  # as cut and mirrored
+    head = fit_lean(views, anchors.hidden, anchors.cocked, anchors.own)
+    flagged = head.probabilities(np.vstack(hidden)) >= COCKED_FROM
+    seen = np.array(cocked)
+    assert seen.sum() >= 10
+    assert flagged[seen].mean() >= MIN_COCKED_FLAGGED
+    assert flagged[~seen].mean() <= MAX_FLAT_FLAGGED

@@ -15,8 +15,11 @@ from vision.enrolment import (
     BadEnrolmentError,
     Enrolment,
     Head,
+    Lean,
+    LeanHead,
     enrol,
     fit_head,
+    fit_lean,
     head_of,
     load,
     save,
@@ -58,6 +61,21 @@ def test_a_crop_is_enrolled_at_every_quarter_turn() -> None:
     turns = turned(crops)
     assert turns.shape == (8, 4, 4, 3)
     assert np.array_equal(turns[2], np.rot90(crops[0], 1))  # the second quarter block starts
+
+
+def test_a_tables_flat_dice_are_learned_flat_and_the_anchors_cocked_ones_stay_cocked() -> None:
+    """Hidden layers of three looks: the model's flat and cocked anchors, and the table's
+    flat dice, which the model's own last layer takes for cocked."""
+    rng = np.random.default_rng(5)
+    flat, cocked, table = (rng.normal(c, 0.3, (80, 3)) for c in ([0, 0, 0], [2, 0, 0], [2, 2, 0]))
+    anchors = np.vstack([flat, cocked])
+    labels = np.repeat([False, True], 80)
+    start = LeanHead(np.array([3.0, 0.0, 0.0]), -3.0)
+    assert (start.probabilities(table) >= 0.5).mean() > 0.9
+    head = fit_lean(table, anchors, labels, start)
+    assert (head.probabilities(table) < 0.5).mean() > 0.95
+    assert (head.probabilities(cocked) >= 0.5).mean() > 0.95
+    assert (head.probabilities(flat) < 0.5).mean() > 0.95
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +127,74 @@ def test_a_foreign_or_damaged_enrolment_is_one_clear_error(
         load(tmp_path / "missing.json")
 
 
+def test_the_tables_cocked_head_is_kept_read_back_and_carried_through_refits(
+    tmp_path: Path, reader: FaceReader, fitted: Enrolment
+) -> None:
+    lean = Lean("2.2.0", "ab" * 32, LeanHead(np.linspace(-1, 1, 64), 0.25), dice=10)
+    with_lean = enrol(
+        fitted.features,
+        np.zeros((len(fitted.features), 10)),
+        fitted.labels,
+        fitted.value.classes,
+        "test",
+        reader.digest,
+        photos=1,
+        lean=lean,
+    )
+    save(with_lean, tmp_path / "e.json")
+    again = load(tmp_path / "e.json", reader.path).lean
+    assert again is not None and again.model_digest == "ab" * 32 and again.dice == 10
+    assert np.allclose(again.head.weight, lean.head.weight, atol=1e-6)
+    assert again.head.bias == pytest.approx(0.25)
+    crops = np.random.default_rng(9).integers(0, 255, (2, 64, 64, 3), dtype=np.uint8)
+    features, logits = reader.features(turned(crops))
+    refit = enrol(
+        features,
+        logits,
+        np.tile([3, 4], 4),
+        fitted.value.classes,
+        "test",
+        reader.digest,
+        photos=0,
+        previous=with_lean,
+    )
+    assert refit.lean == with_lean.lean  # play adds value crops; the cocked head stays
+
+
+def test_an_enrolment_of_version_1_reads_without_a_cocked_head(
+    tmp_path: Path, reader: FaceReader, fitted: Enrolment
+) -> None:
+    save(fitted, tmp_path / "e.json")
+    data = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
+    assert "cocked_head" not in data
+    (tmp_path / "v1.json").write_text(json.dumps(data | {"version": 1}), encoding="utf-8")
+    assert load(tmp_path / "v1.json", reader.path).lean is None
+    lean = Lean("2.2.0", "ab" * 32, LeanHead(np.ones(64), 0.0), dice=4).to_json()
+    for damaged in ({**lean, "weight": "AAAA"}, {**lean, "bias": "x"}, {"dice": 3}):
+        (tmp_path / "d.json").write_text(json.dumps(data | {"cocked_head": damaged}))
+        with pytest.raises(BadEnrolmentError, match="damaged enrolment"):
+            load(tmp_path / "d.json", reader.path)
+
+
+def test_the_recogniser_reads_with_a_cocked_head_of_its_own_model_only(
+    reader: FaceReader, fitted: Enrolment, caplog: pytest.LogCaptureFixture
+) -> None:
+    from dataclasses import replace
+
+    from vision.recognise import Recogniser
+
+    recogniser = Recogniser()
+    head = LeanHead(np.zeros(64), -5.0)
+    mine = Lean("2.2.0", recogniser.leaning.digest, head, dice=5)
+    recogniser.enrol(replace(fitted, lean=mine))
+    assert recogniser.leaning.table is head and recogniser.reader.enrolment is not None
+    recogniser.enrol(replace(fitted, lean=replace(mine, model_digest="0" * 64)))
+    assert recogniser.leaning.table is None and recogniser.reader.enrolment is not None
+    assert "another file" in caplog.text
+    recogniser.enrol(None)
+    assert recogniser.leaning.table is None and recogniser.reader.enrolment is None
+
+
 def test_the_enrolled_head_reads_the_value_and_the_model_check_its_own_heads(
     reader: FaceReader, fitted: Enrolment
 ) -> None:
@@ -143,6 +229,7 @@ def test_enrol_learns_from_labelled_photos_and_says_what_it_changed(
     printed = capsys.readouterr().out.splitlines()
     assert printed[0].endswith(")") and "labelled found in 3 photos" in printed[0]
     assert printed[1].startswith("on these photos: value read right ") and " after" in printed[1]
+    assert printed[2].startswith("no cocked-die head fitted")  # no --calibration given
     enrolment = load(out, FaceReader().path)
     assert enrolment.photos == 3 and sum(enrolment.examples().values()) >= 3
     image = next((photos / "images").iterdir())
