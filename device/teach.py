@@ -8,9 +8,10 @@ different spots of the tray's light). The camera takes each once the tray has co
 (a settled frame, as for a throw, so a photo is never of the tray before the dice were
 turned), the pipeline finds the dice as it does in play, and each crop is labelled with the
 value asked. A photo where the reader does not find every die is refused, never kept with a
-guess. Then the table's head is fitted (``device.enrol``), kept in ``enrolment.json`` beside
-the calibration (``yamscope serve`` loads it at start) and read with at once; the page shows
-the dice read right on these photos before and after.
+guess. Then the table's head is fitted (``device.enrol``; on a calibrated tray its cocked-die
+head too, every die of a lesson lying flat), kept in ``enrolment.json`` beside the
+calibration (``yamscope serve`` loads it at start) and read with at once; the page shows the
+dice read right on these photos before and after, and the flat dice called cocked.
 
 On the simulated tray the lesson lays the dice itself (it draws them showing the value),
 so the whole path runs without a camera.
@@ -28,7 +29,7 @@ import cv2
 import numpy as np
 
 from device.camera import Frame
-from device.enrol import Labelled, enrol_crops
+from device.enrol import Labelled, cocked_calls, enrol_crops
 from scoring.computer import IMPOSSIBLE_SET
 from scoring.rulebooks import get_rulebook
 from vision.enrolment import Enrolment, save
@@ -242,9 +243,20 @@ class Lesson:
             before = _read_values(reader, crops, self.kind, reader.enrolment)
             enrolment = enrol_crops(reader, labelled, leaning=recogniser.leaning)
             after = _read_values(reader, crops, self.kind, enrolment)
+            cocked = (
+                (
+                    cocked_calls(recogniser.leaning, labelled, None),
+                    cocked_calls(recogniser.leaning, labelled, enrolment),
+                )
+                if enrolment.lean is not None
+                else None
+            )
             save(enrolment, self.path)
             recogniser.enrol(enrolment)
             self.result = _summary(self.shots, values, before, after, enrolment, self.path)
+            self.result["cocked"] = (
+                {"before": cocked[0], "after": cocked[1]} if cocked is not None else None
+            )
             self.end()
             return self.state()
 

@@ -117,6 +117,7 @@ def test_first_run_wizard_on_a_phone(driver: Any, tray: Server) -> None:
     wait(driver, lambda d: css(d, "#lesson-result"), "the dice learned")
     said = text(driver, "#lesson-result")
     assert said.startswith("Dice read right on these photos:") and "/60 before" in said
+    assert text(driver, "#lesson-cocked").endswith(", 0 after.")  # a calibrated tray: flat
     rows = read(
         driver,
         "return [...document.querySelectorAll('#lesson-photos tbody tr')].map(r => r.innerText)",

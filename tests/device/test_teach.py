@@ -58,6 +58,7 @@ def test_photos_are_labelled_fitted_and_read_with_at_once(watcher: Any, tmp_path
     assert (saved.lean is None) == (watcher.recogniser.calibration is None)
     if saved.lean is not None:
         assert saved.lean.dice == 20 and watcher.recogniser.leaning.table is not None
+        assert result["cocked"]["after"] == 0  # the lesson's own flat dice, learned flat
     assert watcher.lesson is None  # the tray reads throws again
     session = watcher.session
     assert session.store.throws(session.game_id) == []  # no photo became a throw

@@ -39,6 +39,7 @@ const WORDS = {
     laid: "C'est posé", taking: "Photo…", retake: "Reprendre la dernière", learn: "Apprendre",
     learning: "Apprentissage…", lesson_cancel: "Abandonner",
     lesson_done: "Dés lus justes sur ces photos : {0}/{2} avant, {1}/{2} après. La table lit désormais avec vos dés.",
+    lesson_cocked: "Dés posés à plat que la table croyait penchés : {0} avant, {1} après.",
     before: "avant", after: "après", value: "valeur", photo: "photo", enrolled: "Dés de la table appris : {0} photos de dés.",
     not_enrolled: "Dés de la table pas encore appris (le modèle lit seul).",
     settings_file: "Fichier : {0}", save: "Enregistrer", saved: "Enregistré dans {0}.",
@@ -106,6 +107,7 @@ const WORDS = {
     laid: "Dice laid", taking: "Photo…", retake: "Take the last one again", learn: "Learn",
     learning: "Learning…", lesson_cancel: "Give up",
     lesson_done: "Dice read right on these photos: {0}/{2} before, {1}/{2} after. The table now reads with your dice.",
+    lesson_cocked: "Dice laid flat that the table took for cocked: {0} before, {1} after.",
     before: "before", after: "after", value: "value", photo: "photo", enrolled: "The table's dice learned: {0} photos of dice.",
     not_enrolled: "The table's dice not learned yet (the model reads alone).",
     settings_file: "File: {0}", save: "Save", saved: "Saved in {0}.",
@@ -451,6 +453,7 @@ function drawLesson(area, lesson) {
   if (lesson.result) {
     const r = lesson.result;
     area.append(el("p", { id: "lesson-result", class: "said", text: t("lesson_done", r.right_before, r.right_after, r.dice) }));
+    if (r.cocked) area.append(el("p", { id: "lesson-cocked", class: "hint", text: t("lesson_cocked", r.cocked.before, r.cocked.after) }));
     const rows = r.photos.map((p) => el("tr", {},
       el("td", {}, el("img", { class: "lesson-thumb", alt: `${t("photo")} ${p.index + 1}`, src: `/api/owner/lesson/${p.index}.jpg` })),
       el("td", { class: "num", text: p.value }),
