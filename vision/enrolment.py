@@ -74,6 +74,28 @@ def head_of(features: np.ndarray, logits: np.ndarray, classes: Sequence[int]) ->
     return Head(tuple(int(c) for c in classes), solution[:-1].T.copy(), solution[-1].copy())
 
 
+class Adam:
+    """Full-batch Adam (RATE, the usual betas) on numpy arrays, changed in place."""
+
+    def __init__(self, *params: np.ndarray) -> None:
+        self.params = params
+        self.first = [np.zeros_like(p) for p in params]
+        self.second = [np.zeros_like(p) for p in params]
+        self.steps = 0
+
+    def step(self, *grads: np.ndarray) -> None:
+        self.steps += 1
+        fix1, fix2 = 1 - 0.9**self.steps, 1 - 0.999**self.steps
+        for param, grad, first, second in zip(
+            self.params, grads, self.first, self.second, strict=True
+        ):
+            first *= 0.9
+            first += 0.1 * grad
+            second *= 0.999
+            second += 0.001 * grad * grad
+            param -= RATE * (first / fix1) / (np.sqrt(second / fix2) + 1e-8)
+
+
 def fit_head(
     features: np.ndarray,
     labels: np.ndarray,
@@ -93,22 +115,17 @@ def fit_head(
     target = np.zeros((n, len(prior.classes)))
     target[np.arange(n), labels] = 1.0
     w, b = prior.weight.copy(), prior.bias.copy()
-    moments = [np.zeros_like(w), np.zeros_like(w), np.zeros_like(b), np.zeros_like(b)]
-    for step in range(1, steps + 1):
+    adam = Adam(w, b)
+    for _ in range(steps):
         logits = x @ w.T + b
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
         error = (p - target) * weights[:, None]
-        grad_w = error.T @ x + 2 * held * (w - prior.weight)
-        grad_b = error.sum(axis=0) + 2 * held * (b - prior.bias)
-        for k, (value, grad) in enumerate(((w, grad_w), (b, grad_b))):
-            first, second = moments[2 * k], moments[2 * k + 1]
-            first *= 0.9
-            first += 0.1 * grad
-            second *= 0.999
-            second += 0.001 * grad * grad
-            value -= RATE * (first / (1 - 0.9**step)) / (np.sqrt(second / (1 - 0.999**step)) + 1e-8)
+        adam.step(
+            error.T @ x + 2 * held * (w - prior.weight),
+            error.sum(axis=0) + 2 * held * (b - prior.bias),
+        )
     return Head(prior.classes, w, b)
 
 
@@ -146,19 +163,12 @@ def fit_lean(
     )
     weights *= (1 - table_share) / weights.sum()
     weights[len(anchors) :] = table_share / max(len(flat), 1)
-    w, b = start.weight.astype(np.float64).copy(), float(start.bias)
-    moments = [np.zeros_like(w), np.zeros_like(w), 0.0, 0.0]
-    for step in range(1, steps + 1):
-        error = (1 / (1 + np.exp(-np.clip(x @ w + b, -60, 60))) - y) * weights
-        grad_w, grad_b = error @ x, float(error.sum())
-        moments[0] = 0.9 * moments[0] + 0.1 * grad_w
-        moments[1] = 0.999 * moments[1] + 0.001 * grad_w * grad_w
-        moments[2] = 0.9 * moments[2] + 0.1 * grad_b
-        moments[3] = 0.999 * moments[3] + 0.001 * grad_b * grad_b
-        fix1, fix2 = 1 - 0.9**step, 1 - 0.999**step
-        w -= RATE * (moments[0] / fix1) / (np.sqrt(moments[1] / fix2) + 1e-8)
-        b -= RATE * (moments[2] / fix1) / (np.sqrt(moments[3] / fix2) + 1e-8)
-    return LeanHead(w, b)
+    w, b = start.weight.astype(np.float64).copy(), np.array([start.bias], np.float64)
+    adam = Adam(w, b)
+    for _ in range(steps):
+        error = (1 / (1 + np.exp(-np.clip(x @ w + b[0], -60, 60))) - y) * weights
+        adam.step(error @ x, error.sum(keepdims=True))
+    return LeanHead(w, float(b[0]))
 
 
 @dataclass(frozen=True)
