@@ -7,6 +7,7 @@ import json
 import math
 import shutil
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -57,21 +58,21 @@ def test_the_reader_gives_a_probability_per_box(reader: CockedReader) -> None:
     assert reader.card.version == "2.2.0"
 
 
+def _tray(seed: int, index: int, camera: tuple[float, float]) -> Any:
+    """A synthetic tray of ten d10 at 1280x960, about a third of them cocked."""
+    from models.synth import random_scene
+
+    rng = np.random.default_rng([seed, index])
+    return random_scene(rng, size=(1280, 960), impossible=True, cocked=0.3, camera=camera)
+
+
 def _tray_crops(
     seed: int, trays: int, camera: tuple[float, float]
 ) -> tuple[list[float], list[bool]]:
-    from models.synth import random_scene
-
     probabilities, cocked = [], []
     reader = CockedReader()
     for i in range(trays):
-        scene = random_scene(
-            np.random.default_rng([seed, i]),
-            size=(1280, 960),
-            impossible=True,
-            cocked=0.3,
-            camera=camera,
-        )
+        scene = _tray(seed, i, camera)
         focal = focal_widths(scene.tray.field_of_view)
         p = reader.probabilities(scene.image, [d.box for d in scene.dice], focal)
         probabilities += list(p)
@@ -185,20 +186,13 @@ def test_a_head_fitted_on_a_tables_flat_dice_still_flags_cocked_ones(reader: Coc
     """The fit keeps the model's anchors (rendered dice, cocked ones among them) beside the
     table's flat dice: the flat dice of six trays, fitted on, must not teach it that dice
     of that look are never cocked (the other six trays' cocked dice)."""
-    from models.synth import random_scene
     from vision.enrolment import fit_lean
 
     anchors = reader.anchors()
     assert anchors is not None
     flat, hidden, cocked = [], [], []
     for i in range(FLOOR_TRAYS):
-        scene = random_scene(
-            np.random.default_rng([FLOOR_SEED, i]),
-            size=(1280, 960),
-            impossible=True,
-            cocked=0.3,
-            camera=NARROW_CAMERA,
-        )
+        scene = _tray(FLOOR_SEED, i, NARROW_CAMERA)
         focal = focal_widths(scene.tray.field_of_view)
         if i < FLOOR_TRAYS // 2:
             flat.append(
