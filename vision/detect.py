@@ -29,6 +29,17 @@ SCALE = 1 / 64.0
 THRESHOLD = 0.3
 NMS_IOU = 0.6
 MIRRORS = ((3,), (2,), (2, 3))  # the axes of an NCHW input flipped: left-right, up-down, both
+# A photo whose dice are under SMALL_DIE input pixels across (their median), or where none
+# are found, is read again larger: its dice LARGER_DIE across, the input at most
+# LARGEST_INPUT (NONE_FOUND_INPUT when none were found). At that scale a board game's tokens
+# look like dice too, so only its boxes scored from SECOND_LOOK_FROM are kept
+# (docs/finding-dice.md, "Small dice read again larger").
+SMALL_DIE = 12
+LARGER_DIE = 24
+LARGEST_INPUT = 768
+NONE_FOUND_INPUT = 512
+SECOND_LOOK_FROM = 0.6
+SAME_DIE_IOU = 0.3  # a box of the second look overlapping one found this much is that die
 
 Box = tuple[float, float, float, float]
 
@@ -227,3 +238,27 @@ class DiceFinder(OnnxModel[FinderCard]):
             self.nms_iou,
             limit=(width, height),
         )
+
+    def find_small(
+        self, frame: np.ndarray, found: list[tuple[Box, float]]
+    ) -> list[tuple[Box, float]]:
+        """The dice a first look at a photo (``find(frame, mirrored=True)``: ``found``) may
+        have missed for being too small at the net's input: none when the dice it found are
+        large enough, else the sure boxes of the photo read again larger, in its mirror
+        images, that overlap none found."""
+        scale = self.input_size / max(frame.shape[:2])
+        sizes = [max(b[2] - b[0], b[3] - b[1]) * scale for b, _ in found]
+        if sizes and float(np.median(sizes)) >= SMALL_DIE:
+            return []
+        if sizes:
+            wanted = self.input_size * LARGER_DIE / float(np.median(sizes))
+            side = min(LARGEST_INPUT, int(wanted // self.multiple) * self.multiple)
+        else:
+            side = NONE_FOUND_INPUT
+        more = self.find(frame, side, mirrored=True, threshold=SECOND_LOOK_FROM)
+        if not found or not more:
+            return more
+        boxes = np.array([b for b, _ in found] + [b for b, _ in more], np.float64)
+        first = np.r_[np.full(len(found), 2.0), [score for _, score in more]]  # found ones win
+        kept = box_nms(boxes, first, SAME_DIE_IOU)
+        return [more[i - len(found)] for i in sorted(kept) if i >= len(found)]

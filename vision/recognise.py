@@ -135,6 +135,7 @@ def find_dice(
         # no empty tray to tell a die from a shadow: the mirror images help, and a box they
         # find less surely than one view's threshold asks is a doubt
         found = finder.find(frame, mirrored=True)
+        found += finder.find_small(frame, found)
         marks = [(score < finder.threshold, False) for _, score in found]
         return Found(from_boxes(frame, [box for box, _ in found], marks=marks))
     height, width = frame.shape[:2]
