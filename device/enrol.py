@@ -167,10 +167,10 @@ def report_lines(
     before: float,
     after: float,
     out: Path,
-    cocked: tuple[int, int] | None = None,
+    cocked: tuple[int, int] | str,
 ) -> list[str]:
     """What ``yamscope enrol`` prints; ``cocked``: the flat dice called cocked before and
-    after (None: no cocked-die head was fitted)."""
+    after, or why no cocked-die head was fitted."""
     counts = np.unique(labelled.values, return_counts=True)
     per_value = ", ".join(f"{v}: {c}" for v, c in zip(*counts, strict=True))
     lines = [
@@ -178,11 +178,11 @@ def report_lines(
         f"{labelled.photos} photos ({per_value})",
         f"on these photos: value read right {before:.1%} before, {after:.1%} after",
     ]
-    if cocked is not None:
+    if isinstance(cocked, str):
+        lines.append(f"no cocked-die head fitted: {cocked}")
+    else:
         lines.append(
             f"flat dice called cocked: {cocked[0]} before, {cocked[1]} after (the table's "
             "cocked-die head)"
         )
-    else:
-        lines.append("no cocked-die head fitted: the photos need the tray's --calibration")
     return [*lines, f"enrolment written to {out}"]

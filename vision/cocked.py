@@ -64,6 +64,7 @@ class Anchors:
 
 
 def anchors_path(model: Path) -> Path:
+    """Where the anchors of a model file lie: beside it, ``NAME.anchors.npz``."""
     return model.with_name(model.stem + ANCHORS_SUFFIX)
 
 
@@ -160,15 +161,18 @@ class CockedReader(OnnxModel[CockedCard]):
         self.table = head
 
     def anchors(self) -> Anchors | None:
-        """The model's anchors, None when the file beside it is missing or belongs to
-        another model file."""
+        """The model's anchors, None when the file beside it is missing, unreadable or
+        belongs to another model file (a table's cocked-die head is then not fitted)."""
         path = anchors_path(self.path)
         if not (self.has_hidden and path.is_file()):
             return None
-        with np.load(path, allow_pickle=False) as data:
-            if str(data["sha256"]) != self.digest:
-                return None
-            return Anchors.of(data["hidden"], data["cocked"] > 0, data["logit"])
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                if str(data["sha256"]) != self.digest:
+                    return None
+                return Anchors.of(data["hidden"], data["cocked"] > 0, data["logit"])
+        except (OSError, ValueError, KeyError):
+            return None
 
     def hidden_of(self, crops: np.ndarray, slants: np.ndarray) -> np.ndarray:
         """The hidden layer (N, H) of upright crops and their slants."""

@@ -248,13 +248,13 @@ class DiceFinder(OnnxModel[FinderCard]):
         images, that overlap none found."""
         scale = self.input_size / max(frame.shape[:2])
         sizes = [max(b[2] - b[0], b[3] - b[1]) * scale for b, _ in found]
-        if sizes and float(np.median(sizes)) >= SMALL_DIE:
+        median = float(np.median(sizes)) if sizes else 0.0
+        if median >= SMALL_DIE:
             return []
+        side = NONE_FOUND_INPUT
         if sizes:
-            wanted = self.input_size * LARGER_DIE / float(np.median(sizes))
+            wanted = self.input_size * LARGER_DIE / median
             side = min(LARGEST_INPUT, int(wanted // self.multiple) * self.multiple)
-        else:
-            side = NONE_FOUND_INPUT
         more = self.find(frame, side, mirrored=True, threshold=SECOND_LOOK_FROM)
         if not found or not more:
             return more

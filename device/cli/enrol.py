@@ -52,13 +52,16 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     enrolment = enrol_crops(recogniser.reader, labelled, leaning=recogniser.leaning)
     before = right_share(recogniser.reader, labelled, None)
     after = right_share(recogniser.reader, labelled, enrolment)
-    cocked = (
+    cocked: tuple[int, int] | str = (
         (
             cocked_calls(recogniser.leaning, labelled, None),
             cocked_calls(recogniser.leaning, labelled, enrolment),
         )
         if enrolment.lean is not None
-        else None
+        else "the photos need the tray's --calibration"
+        if calibration is None
+        else f"no anchors for {recogniser.leaning.path} beside it (yamscope train-cocked "
+        "--anchors writes them)"
     )
     save(enrolment, out)
     for line in report_lines(labelled, before, after, out, cocked):

@@ -163,6 +163,8 @@ def test_anchors_written_for_another_model_file_are_left_aside(tmp_path: Path) -
     assert CockedReader(model).anchors() is not None
     np.savez(anchors_path(model), **(kept | {"sha256": np.array("0" * 64)}))
     assert CockedReader(model).anchors() is None
+    anchors_path(model).write_bytes(b"not an npz file")
+    assert CockedReader(model).anchors() is None
     anchors_path(model).unlink()
     assert CockedReader(model).anchors() is None
 
