@@ -155,9 +155,16 @@ class CockedReader(OnnxModel[CockedCard]):
         self.table: LeanHead | None = None  # a table's own last layer (vision/enrolment.py)
 
     def enrol(self, head: LeanHead | None) -> None:
-        """Read with this table's last layer (None: the model's own)."""
+        """Read with this table's last layer (None: the model's own); BadEnrolmentError for a
+        model without a hidden layer, or a head of another width than it."""
         if head is not None and not self.has_hidden:
             raise BadEnrolmentError(f"{self.path}: this model gives no hidden layer to enrol on")
+        width = self.output_shapes[HIDDEN][1] if self.has_hidden else None
+        if head is not None and head.weight.shape != (width,):
+            raise BadEnrolmentError(
+                f"the enrolment's cocked-die head reads {head.weight.shape[0]} hidden units, "
+                f"the model gives {width}: enrol again"
+            )
         self.table = head
 
     def anchors(self) -> Anchors | None:

@@ -30,7 +30,7 @@ from vision.cocked import DEFAULT_COCKED_MODEL, CockedReader
 from vision.colour import look
 from vision.detect import Box, DiceFinder
 from vision.empty_tray import LIGHT_RANGE, View
-from vision.enrolment import Enrolment
+from vision.enrolment import BadEnrolmentError, Enrolment
 from vision.errors import BadModelError
 from vision.faces import DEFAULT_MODEL, FaceReader, Guess
 from vision.felt import FeltModel
@@ -484,8 +484,8 @@ class Recogniser:
     def enrol(self, enrolment: Enrolment | None) -> None:
         """Read with the table's own dice (None: the models' own heads): its value head, and
         its cocked-die head where it has one fitted on this cocked-die model (one fitted on
-        another is left aside, said in the log). BadEnrolmentError as FaceReader.enrol."""
-        self.reader.enrol(enrolment)
+        another is left aside, said in the log). BadEnrolmentError as FaceReader.enrol and
+        CockedReader.enrol, and then neither head is changed."""
         lean = enrolment.lean if enrolment is not None else None
         if lean is not None and lean.model_digest != self.leaning.digest:
             log.warning(
@@ -494,7 +494,13 @@ class Recogniser:
                 lean.model_version,
             )
             lean = None
+        kept = self.leaning.table
         self.leaning.enrol(lean.head if lean is not None else None)
+        try:
+            self.reader.enrol(enrolment)
+        except BadEnrolmentError:
+            self.leaning.enrol(kept)
+            raise
 
     @property
     def calibration(self) -> Calibration | None:

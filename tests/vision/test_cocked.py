@@ -170,11 +170,13 @@ def test_anchors_written_for_another_model_file_are_left_aside(tmp_path: Path) -
 
 
 def test_a_tables_head_reads_in_place_of_the_models_own(reader: CockedReader) -> None:
-    from vision.enrolment import LeanHead
+    from vision.enrolment import BadEnrolmentError, LeanHead
 
     frame = np.full((480, 640, 3), 90, np.uint8)
     crops, slants = reader.inputs(frame, [(10, 10, 60, 60), (300, 200, 350, 250)], 0.8)
     own = reader.probabilities_of(crops, slants)
+    with pytest.raises(BadEnrolmentError, match="32 hidden units, the model gives 64"):
+        reader.enrol(LeanHead(np.zeros(32), 0.0))
     reader.enrol(LeanHead(np.zeros(64), -5.0))
     try:
         assert np.allclose(reader.probabilities_of(crops, slants), 1 / (1 + math.exp(5)))

@@ -193,6 +193,10 @@ def test_the_recogniser_reads_with_a_cocked_head_of_its_own_model_only(
     assert "another file" in caplog.text
     recogniser.enrol(None)
     assert recogniser.leaning.table is None and recogniser.reader.enrolment is None
+    narrow = replace(mine, head=LeanHead(np.zeros(32), 0.0))  # a damaged head: nothing changes
+    with pytest.raises(BadEnrolmentError, match="hidden units"):
+        recogniser.enrol(replace(fitted, lean=narrow))
+    assert recogniser.leaning.table is None and recogniser.reader.enrolment is None
 
 
 def test_the_enrolled_head_reads_the_value_and_the_model_check_its_own_heads(
