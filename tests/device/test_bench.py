@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from device.bench import ApplianceRun, appliance_lines, run_appliance
+from device.bench import ApplianceRun, appliance_lines, bench_refit, run_appliance, standard_frame
 from device.cli import main
 from vision.bench import bench_frame
 
@@ -38,6 +38,13 @@ def test_the_stage_table_times_what_recognise_runs() -> None:
     assert any(line.lstrip().startswith("numeral look") for line in lines)
     d6 = list(bench_frame("plain", frame, kinds=("d6",), repeats=2, target_ms=50))
     assert any("numeral look" in line and "d10 only" in line for line in d6)
+
+
+def test_the_refit_of_a_whole_lesson_is_timed_with_both_heads() -> None:
+    frame, calibration = standard_frame(size=(640, 480))
+    (line,) = bench_refit(frame, calibration)
+    assert line.startswith("enrolment refit, ") and "of 20 photos" in line
+    assert "value and cocked-die heads" in line and "target ≤ 10 s" in line
 
 
 def test_bench_only_scoring_prints_the_scoring_table_alone(
