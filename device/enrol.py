@@ -129,16 +129,20 @@ def enrol_crops(
     )
 
 
-def cocked_calls(leaning: CockedReader, labelled: Labelled, enrolment: Enrolment | None) -> int:
-    """How many of the labelled dice (all flat) the cocked-die model calls cocked, with the
-    enrolment's head (None, or an enrolment without one: the model's own, as its anchors
-    give it back)."""
+def cocked_change(
+    leaning: CockedReader, labelled: Labelled, enrolment: Enrolment
+) -> tuple[int, int] | None:
+    """How many of the labelled dice (all flat) the cocked-die model calls cocked with its
+    own last layer (as its anchors give it back) and with the enrolment's; None when the
+    enrolment has no cocked-die head."""
     anchors = leaning.anchors()
-    own = anchors.own if anchors is not None else None
-    head = enrolment.lean.head if enrolment is not None and enrolment.lean is not None else own
-    if head is None or not len(labelled.leans):
-        return 0
-    return int((head.probabilities(labelled.leans[:, 0]) >= COCKED_FROM).sum())
+    if enrolment.lean is None or anchors is None or not len(labelled.leans):
+        return None
+    cut = labelled.leans[:, 0]  # the dice as cut, not their mirror images
+    before, after = (
+        (h.probabilities(cut) >= COCKED_FROM).sum() for h in (anchors.own, enrolment.lean.head)
+    )
+    return int(before), int(after)
 
 
 def right_share(reader: FaceReader, labelled: Labelled, enrolment: Enrolment | None) -> float:

@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from device.camera import Frame
-from device.enrol import Labelled, cocked_calls, enrol_crops
+from device.enrol import Labelled, cocked_change, enrol_crops
 from scoring.computer import IMPOSSIBLE_SET
 from scoring.rulebooks import get_rulebook
 from vision.enrolment import Enrolment, save
@@ -243,14 +243,7 @@ class Lesson:
             before = _read_values(reader, crops, self.kind, reader.enrolment)
             enrolment = enrol_crops(reader, labelled, leaning=recogniser.leaning)
             after = _read_values(reader, crops, self.kind, enrolment)
-            cocked = (
-                (
-                    cocked_calls(recogniser.leaning, labelled, None),
-                    cocked_calls(recogniser.leaning, labelled, enrolment),
-                )
-                if enrolment.lean is not None
-                else None
-            )
+            cocked = cocked_change(recogniser.leaning, labelled, enrolment)
             save(enrolment, self.path)
             recogniser.enrol(enrolment)
             self.result = _summary(self.shots, values, before, after, enrolment, self.path)

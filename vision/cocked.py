@@ -153,6 +153,7 @@ class CockedReader(OnnxModel[CockedCard]):
         super().__init__(model, CockedCard, threads)
         self.has_hidden = HIDDEN in self.output_shapes
         self.table: LeanHead | None = None  # a table's own last layer (vision/enrolment.py)
+        self._anchors: Anchors | None = None
 
     def enrol(self, head: LeanHead | None) -> None:
         """Read with this table's last layer (None: the model's own); BadEnrolmentError for a
@@ -171,15 +172,16 @@ class CockedReader(OnnxModel[CockedCard]):
         """The model's anchors, None when the file beside it is missing, unreadable or
         belongs to another model file (a table's cocked-die head is then not fitted)."""
         path = anchors_path(self.path)
-        if not (self.has_hidden and path.is_file()):
-            return None
+        if self._anchors is not None or not (self.has_hidden and path.is_file()):
+            return self._anchors  # read once: the lesson fits and reports with them
         try:
             with np.load(path, allow_pickle=False) as data:
                 if str(data["sha256"]) != self.digest:
                     return None
-                return Anchors.of(data["hidden"], data["cocked"] > 0, data["logit"])
+                self._anchors = Anchors.of(data["hidden"], data["cocked"] > 0, data["logit"])
         except (OSError, ValueError, KeyError):
             return None
+        return self._anchors
 
     def hidden_of(self, crops: np.ndarray, slants: np.ndarray) -> np.ndarray:
         """The hidden layer (N, H) of upright crops and their slants."""

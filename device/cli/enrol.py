@@ -29,7 +29,7 @@ def register(sub: Commands) -> None:
 
 def cmd_enrol(args: argparse.Namespace) -> int:
     """Learn the table's own dice from a folder of labelled photos of them."""
-    from device.enrol import cocked_calls, enrol_crops, labelled_crops, report_lines, right_share
+    from device.enrol import cocked_change, enrol_crops, labelled_crops, report_lines, right_share
     from device.paths import data_dir
     from models.common.datasets import DatasetError, open_dataset
     from vision.calibration import load as load_calibration
@@ -52,12 +52,10 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     enrolment = enrol_crops(recogniser.reader, labelled, leaning=recogniser.leaning)
     before = right_share(recogniser.reader, labelled, None)
     after = right_share(recogniser.reader, labelled, enrolment)
+    change = cocked_change(recogniser.leaning, labelled, enrolment)
     cocked: tuple[int, int] | str = (
-        (
-            cocked_calls(recogniser.leaning, labelled, None),
-            cocked_calls(recogniser.leaning, labelled, enrolment),
-        )
-        if enrolment.lean is not None
+        change
+        if change is not None
         else "the photos need the tray's --calibration"
         if calibration is None
         else f"no anchors for {recogniser.leaning.path} beside it (yamscope train-cocked "
