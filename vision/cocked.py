@@ -32,7 +32,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.enrolment import BadEnrolmentError, LeanHead
+from vision.enrolment import BadEnrolmentError, LeanHead, head_of
 from vision.faces import softmax
 from vision.model import CROP_SCALE as CROP_SCALE  # the crop of the training (models/cocked)
 from vision.model import MODELS, CropCard, Fields, OnnxModel, Shape, SquareCrops, digest
@@ -55,11 +55,10 @@ class Anchors:
 
     @classmethod
     def of(cls, hidden: np.ndarray, cocked: np.ndarray, logit: np.ndarray) -> Anchors:
-        """From the hidden layers, labels and the model's cocked-minus-flat logits: the
-        last layer is linear in the hidden layer, so least squares gives it back."""
-        design = np.hstack([np.asarray(hidden, np.float64), np.ones((len(hidden), 1))])
-        solution, *_ = np.linalg.lstsq(design, np.asarray(logit, np.float64), rcond=None)
-        own = LeanHead(solution[:-1], float(solution[-1]))
+        """From the hidden layers, labels and the model's cocked-minus-flat logits, whose
+        last layer least squares gives back (vision/enrolment.py ``head_of``)."""
+        head = head_of(hidden, np.asarray(logit).reshape(-1, 1), (1,))
+        own = LeanHead(head.weight[0], float(head.bias[0]))
         return cls(np.asarray(hidden, np.float32), np.asarray(cocked, bool), own)
 
 
