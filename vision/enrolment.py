@@ -166,7 +166,7 @@ def fit_lean(
     w, b = start.weight.astype(np.float64).copy(), np.array([start.bias], np.float64)
     adam = Adam(w, b)
     for _ in range(steps):
-        error = (1 / (1 + np.exp(-np.clip(x @ w + b[0], -60, 60))) - y) * weights
+        error = (LeanHead(w, float(b[0])).probabilities(x) - y) * weights
         adam.step(error @ x, error.sum(keepdims=True))
     return LeanHead(w, float(b[0]))
 
