@@ -246,10 +246,7 @@ class Lesson:
             cocked = cocked_change(recogniser.leaning, labelled, enrolment)
             save(enrolment, self.path)
             recogniser.enrol(enrolment)
-            self.result = _summary(self.shots, values, before, after, enrolment, self.path)
-            self.result["cocked"] = (
-                {"before": cocked[0], "after": cocked[1]} if cocked is not None else None
-            )
+            self.result = _summary(self.shots, values, before, after, enrolment, self.path, cocked)
             self.end()
             return self.state()
 
@@ -275,6 +272,7 @@ def _summary(
     after: np.ndarray,
     enrolment: Enrolment,
     path: Path,
+    cocked: tuple[int, int] | None,
 ) -> dict[str, Any]:
     photos, start = [], 0
     for index, shot in enumerate(shots):
@@ -297,6 +295,7 @@ def _summary(
         "photos": photos,
         "examples": {str(k): v for k, v in enrolment.examples().items()},
         "path": str(path),
+        "cocked": {"before": cocked[0], "after": cocked[1]} if cocked is not None else None,
     }
 
 
