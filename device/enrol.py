@@ -22,7 +22,7 @@ from vision.cocked import CockedReader
 from vision.enrolment import TURNS, Enrolment, Lean, enrol, fit_lean, turned
 from vision.faces import FaceReader
 from vision.perspective import top_face_box
-from vision.recognise import COCKED_FROM, DiceFinder, find_dice, value_of
+from vision.recognise import COCKED_FROM, FACES, DiceFinder, find_dice, value_of
 
 BATCH = 256  # crops per model run while enrolling
 
@@ -166,6 +166,12 @@ def right_share(reader: FaceReader, labelled: Labelled, enrolment: Enrolment | N
     return float((read == labelled.values).mean())
 
 
+def values_not_shown(labelled: Labelled) -> list[int]:
+    """The values the labelled dice's kinds can show that none of them shows."""
+    can = set().union(*(range(1, FACES[k] + 1) for k in labelled.kinds if k in FACES))
+    return sorted(can - set(labelled.values.tolist()))
+
+
 def report_lines(
     labelled: Labelled,
     before: float,
@@ -188,5 +194,11 @@ def report_lines(
         lines.append(
             f"flat dice called cocked: {cocked[0]} before, {cocked[1]} after (the table's "
             "cocked-die head)"
+        )
+    unshown = values_not_shown(labelled)
+    if unshown:
+        lines.append(
+            "no die here shows " + ", ".join(map(str, unshown)) + ": those stay read as the "
+            "model reads them (lay them in photos and enrol again to teach them)"
         )
     return [*lines, f"enrolment written to {out}"]

@@ -107,13 +107,17 @@ def fit_head(
     """The head that reads ``labels`` (indices into ``prior.classes``) from ``features``
     best, held near ``prior`` by ``held`` times the squared distance of its weights
     (softmax regression, full-batch Adam). ``weights``: how much each crop counts (a
-    player's correction more than a reading they let stand)."""
+    player's correction more than a reading they let stand).
+
+    A value no crop shows keeps the model's own row: the other values' crops would only
+    push it down, and the table's dice would then never be read showing it."""
     x = np.asarray(features, np.float64)
     n = len(x)
     weights = np.ones(n) if weights is None else np.asarray(weights, np.float64)
     weights = weights / weights.sum()
     target = np.zeros((n, len(prior.classes)))
     target[np.arange(n), labels] = 1.0
+    shown = target.any(axis=0)
     w, b = prior.weight.copy(), prior.bias.copy()
     adam = Adam(w, b)
     for _ in range(steps):
@@ -121,7 +125,7 @@ def fit_head(
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)
-        error = (p - target) * weights[:, None]
+        error = (p - target) * weights[:, None] * shown
         adam.step(
             error.T @ x + 2 * held * (w - prior.weight),
             error.sum(axis=0) + 2 * held * (b - prior.bias),

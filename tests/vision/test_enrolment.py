@@ -4,6 +4,7 @@ the die-face model's features, its file, and the reader using it or refusing it.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,28 @@ def test_the_fit_reads_the_tables_labels_and_stays_near_the_model_where_none_are
     assert before < 0.4 and after == 1.0
     held_fast = fit_head(features, labels, prior, held=100.0)
     assert np.abs(held_fast.weight - prior.weight).max() < 0.05  # a strong pull: the model's
+
+
+def test_a_value_no_crop_shows_keeps_the_models_reading() -> None:
+    """Crops of 1 and 2 only: pushed down by them alone, the 3 would never be read again."""
+    features, labels, prior = toy()
+    right = Head(prior.classes, np.eye(3, 8) * 4, np.zeros(3))  # a model that reads all three
+    shown = labels < 2
+    fitted = fit_head(features[shown], labels[shown], right, held=0.001)
+    assert np.array_equal(fitted.weight[2], right.weight[2]) and fitted.bias[2] == right.bias[2]
+    assert (fitted.probabilities(features[~shown]).argmax(1) == 2).all()
+    assert not np.allclose(fitted.weight[:2], right.weight[:2])  # the values shown were fitted
+
+
+def test_enrol_names_the_values_no_labelled_die_shows() -> None:
+    from device.enrol import Labelled, report_lines
+
+    crops = np.zeros((3, 64, 64, 3), np.uint8)
+    d6 = Labelled(crops, np.array([1, 2, 6]), ("d6", "d6", "d6"), photos=3, labelled=3)
+    lines = report_lines(d6, 0.5, 1.0, Path("t.json"), "no calibration")
+    assert "no die here shows 3, 4, 5: those stay read as the model reads them" in lines[-2]
+    every = replace(d6, values=np.array([1, 2, 3, 4, 5, 6]), kinds=("d6",) * 6)
+    assert not any("no die here shows" in line for line in report_lines(every, 0, 1, Path("t"), ""))
 
 
 def test_a_crop_is_enrolled_at_every_quarter_turn() -> None:
@@ -179,7 +202,6 @@ def test_an_enrolment_of_version_1_reads_without_a_cocked_head(
 def test_the_recogniser_reads_with_a_cocked_head_of_its_own_model_only(
     reader: FaceReader, fitted: Enrolment, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from dataclasses import replace
 
     from vision.recognise import Recogniser
 
