@@ -33,11 +33,12 @@ CORRECTED = 3.0  # how much a die the players corrected counts, against one they
 @dataclass(frozen=True)
 class Confirmed:
     """The dice of one written throw: each place's crop (PNG, as the tray watcher cut it),
-    its value as written, and whether the players corrected it."""
+    its value as written, whether the players corrected it, and the game's kind of dice."""
 
     crops: Mapping[int, bytes]
     values: Mapping[int, int]
     corrected: frozenset[int]
+    kind: str
 
 
 class PlayLearner:
@@ -64,6 +65,7 @@ class PlayLearner:
         crops: list[np.ndarray] = []
         values: list[int] = []
         weights: list[float] = []
+        kinds: set[str] = set()
         while (throw := self._queue.get()) is not None:
             for place, png in throw.crops.items():
                 crop = self._decoded(png)
@@ -72,12 +74,13 @@ class PlayLearner:
                 crops.append(crop)
                 values.append(throw.values[place])
                 weights.append(CORRECTED if place in throw.corrected else 1.0)
+                kinds.add(throw.kind)
             if len(crops) >= self.refit_every:
                 try:
-                    self._refit(np.stack(crops), np.array(values), np.array(weights))
+                    self._refit(np.stack(crops), np.array(values), np.array(weights), kinds)
                 except Exception:  # the table plays on with the head it has
                     log.exception("the table's dice could not be learned from play")
-                crops, values, weights = [], [], []
+                crops, values, weights, kinds = [], [], [], set()
 
     def _decoded(self, png: bytes) -> np.ndarray | None:
         """A kept crop as the model takes it (its own cut, at its input size)."""
@@ -87,8 +90,11 @@ class PlayLearner:
         size = self.reader.card.size
         return cv2.resize(image, (size, size), interpolation=cv2.INTER_AREA)
 
-    def _refit(self, crops: np.ndarray, values: np.ndarray, weights: np.ndarray) -> None:
-        """The enrolment fitted again with these crops beside the ones it had."""
+    def _refit(
+        self, crops: np.ndarray, values: np.ndarray, weights: np.ndarray, kinds: set[str]
+    ) -> None:
+        """The enrolment fitted again with these crops (of these ``kinds`` of dice) beside
+        the ones it had."""
         reader = self.reader
         try:
             previous = load(self.path, reader.path) if self.path.exists() else None
@@ -106,6 +112,7 @@ class PlayLearner:
             photos=0,
             weights=np.tile(weights, TURNS),
             previous=previous,
+            kinds=sorted(kinds),
         )
         save(enrolment, self.path)
         reader.enrol(enrolment)

@@ -111,7 +111,7 @@ class CameraActions:
         read = as_dice(shown["dice"])
         values = {p: d.value for p, d in enumerate(game.dice)}
         corrected = frozenset(p for p in crops if p < len(read) and read[p] != game.dice[p])
-        return Confirmed(crops, values, corrected)
+        return Confirmed(crops, values, corrected, game.rulebook.kind)
 
 
 def reading_json(reading: Reading, placed: Any) -> dict[str, Any]:

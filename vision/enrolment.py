@@ -6,6 +6,9 @@ numerals, plastic and light. The model's features are kept (no torch on the Pi) 
 last layer is fitted again, in numpy, in seconds. The fit starts from the model's own head
 and is held near it, so a value seen in few crops keeps the model's reading.
 
+The head reads only the kinds of dice it was fitted on: a d10 lesson says nothing of a
+table's d6, whose pips the model's own head keeps reading.
+
 The file (JSON) names the model it was fitted on (version and a digest of the file): the
 features of another model mean something else, so a foreign enrolment is refused and the
 reader falls back to the model's own head.
@@ -34,8 +37,11 @@ from vision.files import read_json, write_json
 from vision.model import digest
 
 FORMAT = "yamscope-enrolment"
-VERSION = 2  # 2 added the cocked-die model's table head; a version 1 file reads without it
-READS = (1, VERSION)
+# 2 added the cocked-die model's table head, 3 the kinds of dice the value head was fitted
+# on; an older file reads as it was fitted (without the cocked head, for every kind)
+VERSION = 3
+READS = (1, 2, VERSION)
+KINDS = ("d6", "d10")
 HELD = 0.01  # the pull toward the model's own head, against the crops' cross-entropy
 STEPS = 400  # full-batch Adam steps of the fit
 RATE = 0.05  # their learning rate
@@ -218,6 +224,14 @@ class Enrolment:
     photos: int
     made: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     lean: Lean | None = None  # the table's cocked-die head (None: fitted without a calibration)
+    # the kinds of dice the value head was fitted on: a die of another kind keeps the model's
+    # own reading (a d10 lesson must not refit the pips of the table's d6)
+    kinds: tuple[str, ...] = KINDS
+
+    def covers(self, d6: np.ndarray) -> np.ndarray:
+        """Which dice (``d6``: whether each is a d6, else a d10) the value head reads."""
+        d6 = np.asarray(d6, bool)
+        return np.where(d6, "d6" in self.kinds, "d10" in self.kinds)
 
     def examples(self) -> dict[int, int]:
         """Labelled crops per value (each crop's turns counted once)."""
@@ -235,6 +249,7 @@ class Enrolment:
             },
             "made": self.made,
             "photos": self.photos,
+            "kinds": list(self.kinds),
             "examples": {str(k): v for k, v in self.examples().items()},
             "value_head": {
                 "classes": list(self.value.classes),
@@ -267,6 +282,9 @@ class Enrolment:
             labels = np.asarray(crops["labels"], np.int64)
             weights = np.asarray(crops["weights"], np.float64)
             lean = Lean.from_json(data["cocked_head"]) if "cocked_head" in data else None
+            kinds = tuple(str(k) for k in data.get("kinds", KINDS))
+            if not kinds or set(kinds) - set(KINDS):
+                raise ValueError(f"kinds {list(kinds)} are not among {list(KINDS)}")
             enrolment = cls(
                 str(model["version"]),
                 str(model["sha256"]),
@@ -277,6 +295,7 @@ class Enrolment:
                 int(data["photos"]),
                 str(data["made"]),
                 lean,
+                kinds,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise BadEnrolmentError(f"{name}: damaged enrolment ({exc!r}): enrol again") from None
@@ -341,11 +360,12 @@ def enrol(
     weights: np.ndarray | None = None,
     previous: Enrolment | None = None,
     lean: Lean | None = None,
+    kinds: Sequence[str] = KINDS,
 ) -> Enrolment:
     """Fit a table's value head: ``features`` and the model's value ``logits`` of the
-    labelled crops (their turns included), ``values`` their labels; ``previous``: an
-    enrolment whose crops are fitted on again with these (and whose cocked head is kept
-    unless ``lean`` gives a new one)."""
+    labelled crops (their turns included), ``values`` their labels, ``kinds`` the kinds of
+    dice they show; ``previous``: an enrolment whose crops are fitted on again with these
+    (and whose cocked head is kept unless ``lean`` gives a new one)."""
     values = np.asarray(values, np.int64)
     weights = np.ones(len(values)) if weights is None else np.asarray(weights, np.float64)
     prior = head_of(features, logits, classes)
@@ -354,6 +374,7 @@ def enrol(
         values = np.concatenate([previous.labels, values])
         weights = np.concatenate([previous.weights, weights])
         photos += previous.photos
+        kinds = [*previous.kinds, *kinds]
     index = {c: i for i, c in enumerate(prior.classes)}
     unknown = sorted(set(values.tolist()) - set(index))
     if unknown:
@@ -369,4 +390,5 @@ def enrol(
         weights,
         photos,
         lean=lean if lean is not None or previous is None else previous.lean,
+        kinds=tuple(k for k in KINDS if k in kinds),
     )

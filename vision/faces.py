@@ -185,9 +185,13 @@ class FaceReader(OnnxModel[FaceCard]):
         x = x[:, None] if x.ndim == 3 else x.transpose(0, 3, 1, 2)
         return np.ascontiguousarray((x - self.card.input.mean) / self.card.input.std)
 
-    def probabilities(self, crops: np.ndarray, own: bool = False) -> list[np.ndarray]:
+    def probabilities(
+        self, crops: np.ndarray, own: bool = False, d6: np.ndarray | None = None
+    ) -> list[np.ndarray]:
         """Each head's class probabilities (N, classes) for the crops, in one model run;
-        the value's from the table's head when enrolled (unless ``own``: the model's)."""
+        the value's from the table's head when enrolled (unless ``own``: the model's), for
+        the dice of the kinds it was fitted on (``d6``: which crops are d6; default: those
+        the kind head finds likelier a d6)."""
         names = [h.output for h in self.card.heads]
         enrolment = None if own else self.enrolment
         fetched = [*names, FEATURES] if enrolment is not None else names
@@ -197,7 +201,9 @@ class FaceReader(OnnxModel[FaceCard]):
         ]
         if enrolment is not None:
             value = next(i for i, h in enumerate(self.card.heads) if h.attribute == "value")
-            probabilities[value] = enrolment.value.probabilities(results[-1])
+            table = enrolment.value.probabilities(results[-1])
+            mine = enrolment.covers(self.read_as_d6(probabilities) if d6 is None else d6)
+            probabilities[value] = np.where(mine[:, None], table, probabilities[value])
         return probabilities
 
     def read_crops(
@@ -207,16 +213,16 @@ class FaceReader(OnnxModel[FaceCard]):
         is read less surely than ``SECOND_LOOK_BELOW`` are read again in other views
         (:func:`second_views`) and the readings averaged. ``overhead``: the camera looks
         straight down; else the crops ``d6`` marks (default: those the kind head reads as a
-        d6) are mirrored too."""
+        d6) are mirrored too. ``d6`` also says which crops an enrolment of one kind reads."""
         if len(crops) == 0:
             return []
-        heads = self.probabilities(crops)
+        heads = self.probabilities(crops, d6=d6)
         value = next(i for i, h in enumerate(self.card.heads) if h.attribute == "value")
         doubtful = heads[value].max(axis=1) < SECOND_LOOK_BELOW
+        d6 = self.read_as_d6(heads) if d6 is None else np.asarray(d6, bool)
         if overhead:
             groups = [(np.flatnonzero(doubtful), True)]
         else:
-            d6 = self.read_as_d6(heads) if d6 is None else d6
             groups = [
                 (np.flatnonzero(doubtful & d6), True),
                 (np.flatnonzero(doubtful & ~d6), False),
@@ -225,7 +231,9 @@ class FaceReader(OnnxModel[FaceCard]):
             if not len(rows):
                 continue
             views = second_views(crops[rows], overhead, mirror)
-            again = self.probabilities(np.ascontiguousarray(np.concatenate(views)))
+            again = self.probabilities(
+                np.ascontiguousarray(np.concatenate(views)), d6=np.tile(d6[rows], len(views))
+            )
             for probs, more in zip(heads, again, strict=True):
                 looks = more.reshape(len(views), len(rows), -1)
                 probs[rows] = (probs[rows] + looks.sum(axis=0)) / (len(views) + 1)

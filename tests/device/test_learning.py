@@ -78,6 +78,7 @@ def test_written_throws_refit_the_enrolment_and_corrections_weigh_most(
     assert sorted(set(enrolment.weights.tolist())) == [1.0, CORRECTED]
     assert enrolment.weights.tolist().count(CORRECTED) == TURNS  # the one corrected die
     assert learner.reader.enrolment is not None  # read with at once
+    assert enrolment.kinds == ("d6",)  # the game's dice: a d10 is still read as the model reads it
 
 
 def test_throws_without_the_cameras_crops_teach_nothing(

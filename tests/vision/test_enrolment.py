@@ -184,6 +184,40 @@ def test_the_tables_cocked_head_is_kept_read_back_and_carried_through_refits(
     assert refit.lean == with_lean.lean  # play adds value crops; the cocked head stays
 
 
+def test_an_enrolment_reads_the_kinds_of_dice_it_was_fitted_on_and_the_model_the_others(
+    tmp_path: Path, reader: FaceReader, fitted: Enrolment
+) -> None:
+    """A d10 lesson at a table that also plays with d6: the d6 keep the model's reading."""
+    d10 = replace(fitted, kinds=("d10",))
+    save(d10, tmp_path / "e.json")
+    assert load(tmp_path / "e.json", reader.path).kinds == ("d10",)
+    crops = np.random.default_rng(4).integers(0, 255, (4, 64, 64, 3), dtype=np.uint8)
+    value = [h.attribute for h in reader.card.heads].index("value")
+    own = reader.probabilities(crops)[value]
+    kinds = np.array([True, False, True, False])  # d6, d10, d6, d10
+    reader.enrol(d10)
+    try:
+        mine = reader.probabilities(crops, d6=kinds)[value]
+        assert np.allclose(mine[kinds], own[kinds])
+        assert not np.allclose(mine[~kinds], own[~kinds])
+        read = reader.read_crops(crops, overhead=False, d6=kinds)
+        assert all(len(guess["value"].probabilities) == 10 for guess in read)
+    finally:
+        reader.enrol(None)
+    refit = enrol(
+        fitted.features, np.zeros((24, 10)), fitted.labels, fitted.value.classes, "test",
+        reader.digest, photos=0, previous=d10, kinds=["d6"],
+    )  # fmt: skip
+    assert refit.kinds == ("d6", "d10")  # play with the d6 adds them
+    data = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
+    data.pop("kinds")
+    (tmp_path / "v2.json").write_text(json.dumps(data | {"version": 2}), encoding="utf-8")
+    assert load(tmp_path / "v2.json", reader.path).kinds == ("d6", "d10")  # as it was fitted
+    (tmp_path / "bad.json").write_text(json.dumps(data | {"kinds": ["d8"]}), encoding="utf-8")
+    with pytest.raises(BadEnrolmentError, match="damaged enrolment"):
+        load(tmp_path / "bad.json", reader.path)
+
+
 def test_an_enrolment_of_version_1_reads_without_a_cocked_head(
     tmp_path: Path, reader: FaceReader, fitted: Enrolment
 ) -> None:
