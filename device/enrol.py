@@ -154,7 +154,7 @@ def right_share(reader: FaceReader, labelled: Labelled, enrolment: Enrolment | N
     kept = reader.enrolment
     reader.enrol(enrolment)
     try:
-        guesses = reader.read_crops(labelled.crops)
+        guesses = reader.read_crops(labelled.crops, d6=np.array(labelled.kinds) == "d6")
     finally:
         reader.enrol(kept)
     classes = [int(c) for c in reader.classes("value")]

@@ -258,7 +258,7 @@ def _read_values(
     kept = reader.enrolment
     reader.enrol(enrolment)
     try:
-        guesses = reader.read_crops(crops)
+        guesses = reader.read_crops(crops, d6=np.full(len(crops), kind == "d6"))
     finally:
         reader.enrol(kept)
     classes = tuple(int(c) for c in reader.classes("value"))
