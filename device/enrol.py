@@ -126,7 +126,7 @@ def enrol_crops(
         labelled.photos,
         previous=previous,
         lean=table_lean(leaning, labelled.leans),
-        kinds=labelled.kinds,
+        kinds=np.tile(np.asarray(labelled.kinds, str), TURNS),
     )
 
 

@@ -65,7 +65,7 @@ class PlayLearner:
         crops: list[np.ndarray] = []
         values: list[int] = []
         weights: list[float] = []
-        kinds: set[str] = set()
+        kinds: list[str] = []
         while (throw := self._queue.get()) is not None:
             for place, png in throw.crops.items():
                 crop = self._decoded(png)
@@ -74,13 +74,15 @@ class PlayLearner:
                 crops.append(crop)
                 values.append(throw.values[place])
                 weights.append(CORRECTED if place in throw.corrected else 1.0)
-                kinds.add(throw.kind)
+                kinds.append(throw.kind)
             if len(crops) >= self.refit_every:
                 try:
-                    self._refit(np.stack(crops), np.array(values), np.array(weights), kinds)
+                    self._refit(
+                        np.stack(crops), np.array(values), np.array(weights), np.array(kinds)
+                    )
                 except Exception:  # the table plays on with the head it has
                     log.exception("the table's dice could not be learned from play")
-                crops, values, weights, kinds = [], [], [], set()
+                crops, values, weights, kinds = [], [], [], []
 
     def _decoded(self, png: bytes) -> np.ndarray | None:
         """A kept crop as the model takes it (its own cut, at its input size)."""
@@ -91,10 +93,10 @@ class PlayLearner:
         return cv2.resize(image, (size, size), interpolation=cv2.INTER_AREA)
 
     def _refit(
-        self, crops: np.ndarray, values: np.ndarray, weights: np.ndarray, kinds: set[str]
+        self, crops: np.ndarray, values: np.ndarray, weights: np.ndarray, kinds: np.ndarray
     ) -> None:
-        """The enrolment fitted again with these crops (of these ``kinds`` of dice) beside
-        the ones it had."""
+        """The enrolment fitted again with these crops (``kinds``: the kind of dice of
+        each) beside the ones it had."""
         reader = self.reader
         try:
             previous = load(self.path, reader.path) if self.path.exists() else None
@@ -112,7 +114,7 @@ class PlayLearner:
             photos=0,
             weights=np.tile(weights, TURNS),
             previous=previous,
-            kinds=sorted(kinds),
+            kinds=np.tile(kinds, TURNS),
         )
         save(enrolment, self.path)
         reader.enrol(enrolment)

@@ -32,7 +32,7 @@ from device.camera import Frame
 from device.enrol import Labelled, cocked_change, enrol_crops
 from scoring.computer import IMPOSSIBLE_SET
 from scoring.rulebooks import get_rulebook
-from vision.enrolment import Enrolment, save
+from vision.enrolment import BadEnrolmentError, Enrolment, load, save
 from vision.perspective import top_face_box
 from vision.recognise import find_dice, value_of
 
@@ -241,7 +241,8 @@ class Lesson:
                 np.concatenate(leans) if leans else np.zeros((0, 2, 0)),
             )
             before = _read_values(reader, crops, self.kind, reader.enrolment)
-            enrolment = enrol_crops(reader, labelled, leaning=recogniser.leaning)
+            kept = self._other_kinds(reader)
+            enrolment = enrol_crops(reader, labelled, previous=kept, leaning=recogniser.leaning)
             after = _read_values(reader, crops, self.kind, enrolment)
             cocked = cocked_change(recogniser.leaning, labelled, enrolment)
             save(enrolment, self.path)
@@ -249,6 +250,15 @@ class Lesson:
             self.result = _summary(self.shots, values, before, after, enrolment, self.path, cocked)
             self.end()
             return self.state()
+
+    def _other_kinds(self, reader: Any) -> Enrolment | None:
+        """The table's enrolled dice of other kinds than this lesson's, kept beside it (a
+        table with d6 and d10 learns each in its own lesson); this kind's are replaced."""
+        try:
+            previous = load(self.path, reader.path) if self.path.exists() else None
+        except BadEnrolmentError:
+            return None
+        return previous.other_kinds(self.kind) if previous is not None else None
 
 
 def _read_values(

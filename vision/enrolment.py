@@ -26,7 +26,7 @@ import base64
 import datetime as dt
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +37,8 @@ from vision.files import read_json, write_json
 from vision.model import digest
 
 FORMAT = "yamscope-enrolment"
-# 2 added the cocked-die model's table head, 3 the kinds of dice the value head was fitted
-# on; an older file reads as it was fitted (without the cocked head, for every kind)
+# 2 added the cocked-die model's table head, 3 each crop's kind of dice; an older file reads
+# as it was fitted (without the cocked head, its value head reading every kind)
 VERSION = 3
 READS = (1, 2, VERSION)
 KINDS = ("d6", "d10")
@@ -220,13 +220,33 @@ class Enrolment:
     value: Head
     features: np.ndarray  # (n, features) float32, the crops the head was fitted on
     labels: np.ndarray  # (n,) the value of each (not an index)
+    crop_kinds: np.ndarray  # (n,) the kind of dice of each; "" where not known (older files)
     weights: np.ndarray  # (n,) how much each counted
     photos: int
     made: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     lean: Lean | None = None  # the table's cocked-die head (None: fitted without a calibration)
-    # the kinds of dice the value head was fitted on: a die of another kind keeps the model's
-    # own reading (a d10 lesson must not refit the pips of the table's d6)
-    kinds: tuple[str, ...] = KINDS
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The kinds of dice the value head reads: those it was fitted on (every kind where
+        a crop's is not known); a die of another kind keeps the model's own reading (a d10
+        lesson must not refit the pips of the table's d6)."""
+        known = set(self.crop_kinds.tolist())
+        return KINDS if "" in known else tuple(k for k in KINDS if k in known)
+
+    def other_kinds(self, kind: str) -> Enrolment | None:
+        """The crops of the dice of other kinds than ``kind`` (known ones only), for a
+        lesson of ``kind`` to fit beside its own; None when there are none."""
+        rows = (self.crop_kinds != kind) & (self.crop_kinds != "")
+        if not rows.any():
+            return None
+        return replace(
+            self,
+            features=self.features[rows],
+            labels=self.labels[rows],
+            crop_kinds=self.crop_kinds[rows],
+            weights=self.weights[rows],
+        )
 
     def covers(self, d6: np.ndarray) -> np.ndarray:
         """Which dice (``d6``: whether each is a d6, else a d10) the value head reads."""
@@ -249,7 +269,6 @@ class Enrolment:
             },
             "made": self.made,
             "photos": self.photos,
-            "kinds": list(self.kinds),
             "examples": {str(k): v for k, v in self.examples().items()},
             "value_head": {
                 "classes": list(self.value.classes),
@@ -259,6 +278,7 @@ class Enrolment:
             "crops": {
                 "features": _pack(self.features.astype(np.float16)),
                 "labels": self.labels.astype(int).tolist(),
+                "kinds": [str(k) for k in self.crop_kinds],
                 "weights": self.weights.astype(float).round(3).tolist(),
             },
         } | ({"cocked_head": self.lean.to_json()} if self.lean is not None else {})
@@ -282,27 +302,27 @@ class Enrolment:
             labels = np.asarray(crops["labels"], np.int64)
             weights = np.asarray(crops["weights"], np.float64)
             lean = Lean.from_json(data["cocked_head"]) if "cocked_head" in data else None
-            kinds = tuple(str(k) for k in data.get("kinds", KINDS))
-            if not kinds or set(kinds) - set(KINDS):
-                raise ValueError(f"kinds {list(kinds)} are not among {list(KINDS)}")
+            kinds = np.asarray(crops.get("kinds", [""] * len(labels)), str)
+            if set(kinds.tolist()) - {"", *KINDS}:
+                raise ValueError(f"kinds of dice other than {list(KINDS)}")
             enrolment = cls(
                 str(model["version"]),
                 str(model["sha256"]),
                 Head(classes, weight, bias),
                 features,
                 labels,
+                kinds,
                 weights,
                 int(data["photos"]),
                 str(data["made"]),
                 lean,
-                kinds,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise BadEnrolmentError(f"{name}: damaged enrolment ({exc!r}): enrol again") from None
         shapes_agree = (
             weight.shape == (len(classes), features.shape[1] if features.ndim == 2 else -1)
             and bias.shape == (len(classes),)
-            and len(labels) == len(weights) == len(features)
+            and len(labels) == len(weights) == len(features) == len(kinds)
             and np.isfinite(weight).all()
         )
         if not shapes_agree:
@@ -360,21 +380,23 @@ def enrol(
     weights: np.ndarray | None = None,
     previous: Enrolment | None = None,
     lean: Lean | None = None,
-    kinds: Sequence[str] = KINDS,
+    kinds: Sequence[str] | None = None,
 ) -> Enrolment:
     """Fit a table's value head: ``features`` and the model's value ``logits`` of the
-    labelled crops (their turns included), ``values`` their labels, ``kinds`` the kinds of
-    dice they show; ``previous``: an enrolment whose crops are fitted on again with these
-    (and whose cocked head is kept unless ``lean`` gives a new one)."""
+    labelled crops (their turns included), ``values`` their labels, ``kinds`` the kind of
+    dice of each (None: not known, and the head reads every kind); ``previous``: an
+    enrolment whose crops are fitted on again with these (and whose cocked head is kept
+    unless ``lean`` gives a new one)."""
     values = np.asarray(values, np.int64)
     weights = np.ones(len(values)) if weights is None else np.asarray(weights, np.float64)
+    crop_kinds = np.asarray([""] * len(values) if kinds is None else list(kinds), str)
     prior = head_of(features, logits, classes)
     if previous is not None:
         features = np.vstack([previous.features, features])
         values = np.concatenate([previous.labels, values])
+        crop_kinds = np.concatenate([previous.crop_kinds, crop_kinds])
         weights = np.concatenate([previous.weights, weights])
         photos += previous.photos
-        kinds = [*previous.kinds, *kinds]
     index = {c: i for i, c in enumerate(prior.classes)}
     unknown = sorted(set(values.tolist()) - set(index))
     if unknown:
@@ -387,8 +409,8 @@ def enrol(
         head,
         np.asarray(features, np.float32),
         values,
+        crop_kinds,
         weights,
         photos,
         lean=lean if lean is not None or previous is None else previous.lean,
-        kinds=tuple(k for k in KINDS if k in kinds),
     )

@@ -79,6 +79,7 @@ def test_written_throws_refit_the_enrolment_and_corrections_weigh_most(
     assert enrolment.weights.tolist().count(CORRECTED) == TURNS  # the one corrected die
     assert learner.reader.enrolment is not None  # read with at once
     assert enrolment.kinds == ("d6",)  # the game's dice: a d10 is still read as the model reads it
+    assert set(enrolment.crop_kinds.tolist()) == {"d6"}
 
 
 def test_throws_without_the_cameras_crops_teach_nothing(

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from device.config import CameraSource, Config
@@ -18,7 +19,7 @@ from device.storage import Store
 from device.table import TableSession
 from device.teach import Lesson, TeachRefused
 from models.synth import DieSpec
-from vision.enrolment import load
+from vision.enrolment import TURNS, enrol, load, save, turned
 
 
 @pytest.fixture
@@ -37,6 +38,15 @@ def watcher(tmp_path: Path) -> Iterator[Any]:
 
 
 def test_photos_are_labelled_fitted_and_read_with_at_once(watcher: Any, tmp_path: Path) -> None:
+    reader = watcher.recogniser.reader
+    crops = np.random.default_rng(2).integers(0, 255, (3, 64, 64, 3), dtype=np.uint8)
+    features, logits = reader.features(turned(crops))
+    classes = [int(c) for c in reader.classes("value")]
+    before = enrol(
+        features, logits, np.tile([7, 8, 5], TURNS), classes, reader.card.version,
+        reader.digest, photos=2, kinds=np.tile(["d10", "d10", "d6"], TURNS),
+    )  # fmt: skip  # an earlier lesson: the table's d10, and one d6
+    save(before, tmp_path / "enrolment.json")
     lesson = Lesson(watcher, "yams", tmp_path / "enrolment.json")
     assert [s for s in lesson.steps[:4]] == [(1, 1), (1, 2), (2, 1), (2, 2)]
     assert len(lesson.steps) == 12  # six values, twice each
@@ -52,7 +62,8 @@ def test_photos_are_labelled_fitted_and_read_with_at_once(watcher: Any, tmp_path
     assert [p["value"] for p in result["photos"]] == [1, 1, 2, 2]
     assert all(0 <= p["right_after"] <= p["dice"] == 5 for p in result["photos"])
     saved = load(tmp_path / "enrolment.json", watcher.recogniser.reader.path)
-    assert saved.examples() == {1: 10, 2: 10}
+    assert saved.examples() == {1: 10, 2: 10, 7: 1, 8: 1}  # the d10 kept, the old d6 replaced
+    assert saved.kinds == ("d6", "d10")
     assert watcher.recogniser.reader.enrolment is not None  # read with at once
     # the dice laid flat fit the table's cocked-die head where the tray is calibrated
     assert (saved.lean is None) == (watcher.recogniser.calibration is None)

@@ -188,7 +188,8 @@ def test_an_enrolment_reads_the_kinds_of_dice_it_was_fitted_on_and_the_model_the
     tmp_path: Path, reader: FaceReader, fitted: Enrolment
 ) -> None:
     """A d10 lesson at a table that also plays with d6: the d6 keep the model's reading."""
-    d10 = replace(fitted, kinds=("d10",))
+    assert fitted.kinds == ("d6", "d10")  # fitted without kinds: it reads every kind
+    d10 = replace(fitted, crop_kinds=np.full(len(fitted.labels), "d10"))
     save(d10, tmp_path / "e.json")
     assert load(tmp_path / "e.json", reader.path).kinds == ("d10",)
     crops = np.random.default_rng(4).integers(0, 255, (4, 64, 64, 3), dtype=np.uint8)
@@ -205,15 +206,19 @@ def test_an_enrolment_reads_the_kinds_of_dice_it_was_fitted_on_and_the_model_the
     finally:
         reader.enrol(None)
     refit = enrol(
-        fitted.features, np.zeros((24, 10)), fitted.labels, fitted.value.classes, "test",
-        reader.digest, photos=0, previous=d10, kinds=["d6"],
+        fitted.features[:8], np.zeros((8, 10)), fitted.labels[:8], fitted.value.classes,
+        "test", reader.digest, photos=0, previous=d10, kinds=["d6"] * 8,
     )  # fmt: skip
     assert refit.kinds == ("d6", "d10")  # play with the d6 adds them
+    kept = refit.other_kinds("d6")  # what a new d6 lesson keeps: the d10's crops alone
+    assert kept is not None and kept.kinds == ("d10",) and len(kept.labels) == len(d10.labels)
+    assert d10.other_kinds("d10") is None and fitted.other_kinds("d6") is None  # unknown kinds
     data = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
-    data.pop("kinds")
+    data["crops"].pop("kinds")
     (tmp_path / "v2.json").write_text(json.dumps(data | {"version": 2}), encoding="utf-8")
     assert load(tmp_path / "v2.json", reader.path).kinds == ("d6", "d10")  # as it was fitted
-    (tmp_path / "bad.json").write_text(json.dumps(data | {"kinds": ["d8"]}), encoding="utf-8")
+    data["crops"]["kinds"] = ["d8"] * len(data["crops"]["labels"])
+    (tmp_path / "bad.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(BadEnrolmentError, match="damaged enrolment"):
         load(tmp_path / "bad.json", reader.path)
 
