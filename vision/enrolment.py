@@ -27,6 +27,7 @@ import datetime as dt
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -226,7 +227,7 @@ class Enrolment:
     made: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     lean: Lean | None = None  # the table's cocked-die head (None: fitted without a calibration)
 
-    @property
+    @cached_property  # read on every frame: worked out once, not over every crop each time
     def kinds(self) -> tuple[str, ...]:
         """The kinds of dice the value head reads: those it was fitted on (every kind where
         a crop's is not known); a die of another kind keeps the model's own reading (a d10
@@ -250,8 +251,8 @@ class Enrolment:
 
     def covers(self, d6: np.ndarray) -> np.ndarray:
         """Which dice (``d6``: whether each is a d6, else a d10) the value head reads."""
-        d6 = np.asarray(d6, bool)
-        return np.where(d6, "d6" in self.kinds, "d10" in self.kinds)
+        kinds = self.kinds
+        return np.where(np.asarray(d6, bool), "d6" in kinds, "d10" in kinds)
 
     def examples(self) -> dict[int, int]:
         """Labelled crops per value (each crop's turns counted once)."""
