@@ -167,10 +167,16 @@ def right_share(reader: FaceReader, labelled: Labelled, enrolment: Enrolment | N
     return float((read == labelled.values).mean())
 
 
-def values_not_shown(labelled: Labelled) -> list[int]:
-    """The values the labelled dice's kinds can show that none of them shows."""
-    can = set().union(*(range(1, FACES[k] + 1) for k in labelled.kinds if k in FACES))
-    return sorted(can - set(labelled.values.tolist()))
+def values_not_shown(labelled: Labelled) -> dict[str, list[int]]:
+    """For each kind of the labelled dice, the values it can show that none of its dice
+    shows: the table's head reads a die's value only where a die of its kind showed it."""
+    kinds = np.asarray(labelled.kinds)
+    missing = {
+        kind: sorted(set(range(1, FACES[kind] + 1)) - set(labelled.values[kinds == kind].tolist()))
+        for kind in FACES
+        if kind in labelled.kinds
+    }
+    return {kind: values for kind, values in missing.items() if values}
 
 
 def report_lines(
@@ -199,7 +205,10 @@ def report_lines(
     unshown = values_not_shown(labelled)
     if unshown:
         lines.append(
-            "no die here shows " + ", ".join(map(str, unshown)) + ": those stay read as the "
-            "model reads them (lay them in photos and enrol again to teach them)"
+            "; ".join(
+                f"no {kind} here shows " + ", ".join(map(str, v)) for kind, v in unshown.items()
+            )
+            + ": those stay read as the model reads them (lay them in photos and enrol again "
+            "to teach them)"
         )
     return [*lines, f"enrolment written to {out}"]

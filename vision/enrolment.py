@@ -6,8 +6,10 @@ numerals, plastic and light. The model's features are kept (no torch on the Pi) 
 last layer is fitted again, in numpy, in seconds. The fit starts from the model's own head
 and is held near it, so a value seen in few crops keeps the model's reading.
 
-The head reads only the kinds of dice it was fitted on: a d10 lesson says nothing of a
-table's d6, whose pips the model's own head keeps reading.
+The head reads only the kinds of dice it was fitted on, and of each kind only the values
+that kind's own crops show: a d10 lesson says nothing of a table's d6, whose pips the model's
+own head keeps reading, and where a folder shows a 3 on the d10 alone, the row fitted on the
+d10's numeral does not read the d6's three pips (the model's own logit for 3 does).
 
 The file (JSON) names the model it was fitted on (version and a digest of the file): the
 features of another model mean something else, so a foreign enrolment is refused and the
@@ -249,10 +251,24 @@ class Enrolment:
             weights=self.weights[rows],
         )
 
-    def covers(self, d6: np.ndarray) -> np.ndarray:
-        """Which dice (``d6``: whether each is a d6, else a d10) the value head reads."""
-        kinds = self.kinds
-        return np.where(np.asarray(d6, bool), "d6" in kinds, "d10" in kinds)
+    @cached_property  # read on every frame, like ``kinds``
+    def shown(self) -> dict[str, np.ndarray]:
+        """For each kind of dice, which of the head's values its own crops show (a crop of
+        no known kind, of an older file, shows its value for every kind)."""
+        classes = np.asarray(self.value.classes)
+        return {
+            kind: np.isin(classes, self.labels[np.isin(self.crop_kinds, (kind, ""))])
+            for kind in KINDS
+        }
+
+    def value_logits(
+        self, features: np.ndarray, model_logits: np.ndarray, d6: np.ndarray
+    ) -> np.ndarray:
+        """The value logits of each die (``d6``: whether each is a d6, else a d10): the
+        table's head's for the values its kind's own crops show, the model's own for the
+        others, and for a kind the head was not fitted on."""
+        own = np.where(np.asarray(d6, bool)[:, None], self.shown["d6"], self.shown["d10"])
+        return np.where(own, self.value.logits(features), np.asarray(model_logits, np.float64))
 
     def examples(self) -> dict[int, int]:
         """Labelled crops per value (each crop's turns counted once)."""

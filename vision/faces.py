@@ -190,8 +190,8 @@ class FaceReader(OnnxModel[FaceCard]):
     ) -> list[np.ndarray]:
         """Each head's class probabilities (N, classes) for the crops, in one model run;
         the value's from the table's head when enrolled (unless ``own``: the model's), for
-        the dice of the kinds it was fitted on (``d6``: which crops are d6; default: those
-        the kind head finds likelier a d6)."""
+        the values each die's kind shows in the enrolment (``d6``: which crops are d6;
+        default: those the kind head finds likelier a d6)."""
         names = [h.output for h in self.card.heads]
         enrolment = None if own else self.enrolment
         fetched = [*names, FEATURES] if enrolment is not None else names
@@ -201,9 +201,8 @@ class FaceReader(OnnxModel[FaceCard]):
         ]
         if enrolment is not None:
             value = next(i for i, h in enumerate(self.card.heads) if h.attribute == "value")
-            table = enrolment.value.probabilities(results[-1])
-            mine = enrolment.covers(self.read_as_d6(probabilities) if d6 is None else d6)
-            probabilities[value] = np.where(mine[:, None], table, probabilities[value])
+            d6 = self.read_as_d6(probabilities) if d6 is None else d6
+            probabilities[value] = softmax(enrolment.value_logits(results[-1], results[value], d6))
         return probabilities
 
     def read_crops(

@@ -68,15 +68,39 @@ def test_a_value_no_crop_shows_keeps_the_models_reading() -> None:
     assert not np.allclose(fitted.weight[:2], right.weight[:2])  # the values shown were fitted
 
 
+def test_a_die_is_read_by_the_tables_head_only_where_its_own_kind_showed_the_value() -> None:
+    """The d6 showed 1 and 2, the d10 1, 2 and 3: the head's row for 3 learned the d10's
+    numeral, so a d6's 3 stays the model's; a kind with no crops is the model's whole."""
+    features, labels, prior = toy()
+    kinds = np.where(labels == 2, "d10", np.where(np.arange(len(labels)) % 2, "d6", "d10"))
+    head = fit_head(features, labels, prior, held=0.001)
+    both = Enrolment("t", "x", head, features, labels + 1, kinds, np.ones(len(labels)), 3)
+    model = prior.logits(features[:4]) + 1.0  # told apart from the head's by the offset
+    d6 = np.array([True, False, True, False])
+    mixed = both.value_logits(features[:4], model, d6)
+    table = head.logits(features[:4])
+    assert np.allclose(mixed[d6, :2], table[d6, :2]) and np.allclose(mixed[d6, 2], model[d6, 2])
+    assert np.allclose(mixed[~d6], table[~d6])
+    d10 = replace(both, crop_kinds=np.full(len(labels), "d10"))
+    assert np.allclose(d10.value_logits(features[:4], model, d6)[d6], model[d6])
+    older = replace(both, crop_kinds=np.full(len(labels), ""))  # a version 2 file: every kind
+    assert np.allclose(older.value_logits(features[:4], model, d6), table)
+
+
 def test_enrol_names_the_values_no_labelled_die_shows() -> None:
     from device.enrol import Labelled, report_lines
 
     crops = np.zeros((3, 64, 64, 3), np.uint8)
     d6 = Labelled(crops, np.array([1, 2, 6]), ("d6", "d6", "d6"), photos=3, labelled=3)
     lines = report_lines(d6, 0.5, 1.0, Path("t.json"), "no calibration")
-    assert "no die here shows 3, 4, 5: those stay read as the model reads them" in lines[-2]
+    assert "no d6 here shows 3, 4, 5: those stay read as the model reads them" in lines[-2]
     every = replace(d6, values=np.array([1, 2, 3, 4, 5, 6]), kinds=("d6",) * 6)
-    assert not any("no die here shows" in line for line in report_lines(every, 0, 1, Path("t"), ""))
+    assert not any(" here shows" in line for line in report_lines(every, 0, 1, Path("t"), ""))
+    # a 3 on the d10 alone leaves the d6's 3 unshown: the d10's numeral is not three pips
+    both = replace(
+        d6, values=np.array([1, 2, 4, 5, 6, *range(1, 11)]), kinds=("d6",) * 5 + ("d10",) * 10
+    )
+    assert "no d6 here shows 3: those stay" in report_lines(both, 0, 1, Path("t"), "")[-2]
 
 
 def test_a_crop_is_enrolled_at_every_quarter_turn() -> None:
