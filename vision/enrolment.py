@@ -229,13 +229,12 @@ class Enrolment:
     made: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     lean: Lean | None = None  # the table's cocked-die head (None: fitted without a calibration)
 
-    @cached_property  # read on every frame: worked out once, not over every crop each time
+    @property
     def kinds(self) -> tuple[str, ...]:
         """The kinds of dice the value head reads: those it was fitted on (every kind where
         a crop's is not known); a die of another kind keeps the model's own reading (a d10
         lesson must not refit the pips of the table's d6)."""
-        known = set(self.crop_kinds.tolist())
-        return KINDS if "" in known else tuple(k for k in KINDS if k in known)
+        return tuple(kind for kind in KINDS if self.shown[kind].any())
 
     def other_kinds(self, kind: str) -> Enrolment | None:
         """The crops of the dice of other kinds than ``kind`` (known ones only), for a
@@ -251,7 +250,7 @@ class Enrolment:
             weights=self.weights[rows],
         )
 
-    @cached_property  # read on every frame, like ``kinds``
+    @cached_property  # read on every frame: worked out once, not over every crop each time
     def shown(self) -> dict[str, np.ndarray]:
         """For each kind of dice, which of the head's values its own crops show (a crop of
         no known kind, of an older file, shows its value for every kind)."""
