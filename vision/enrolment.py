@@ -46,6 +46,9 @@ VERSION = 3
 READS = (1, 2, VERSION)
 KINDS = ("d6", "d10")
 HELD = 0.01  # the pull toward the model's own head, against the crops' cross-entropy
+# the table's head's share of a die's value probabilities, the model's the rest: fitted on
+# a few photos, the head alone is surer than it is right (docs/enrolment.md)
+HEAD_SHARE = 0.5
 STEPS = 400  # full-batch Adam steps of the fit
 RATE = 0.05  # their learning rate
 TURNS = 4  # each labelled crop is also seen turned by a quarter, a half and three quarters

@@ -16,7 +16,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.enrolment import BadEnrolmentError, Enrolment
+from vision.enrolment import HEAD_SHARE, BadEnrolmentError, Enrolment
 from vision.model import MODELS, CropCard, Fields, OnnxModel, Shape
 
 DEFAULT_MODEL = MODELS / "dieface.onnx"
@@ -189,9 +189,10 @@ class FaceReader(OnnxModel[FaceCard]):
         self, crops: np.ndarray, own: bool = False, d6: np.ndarray | None = None
     ) -> list[np.ndarray]:
         """Each head's class probabilities (N, classes) for the crops, in one model run;
-        the value's from the table's head when enrolled (unless ``own``: the model's), for
-        the values each die's kind shows in the enrolment (``d6``: which crops are d6;
-        default: those the kind head finds likelier a d6)."""
+        the value's, when enrolled (unless ``own``: the model's alone), the table's head's
+        and the model's averaged, the table's head reading the values each die's kind shows
+        in the enrolment (``d6``: which crops are d6; default: those the kind head finds
+        likelier a d6)."""
         names = [h.output for h in self.card.heads]
         enrolment = None if own else self.enrolment
         fetched = [*names, FEATURES] if enrolment is not None else names
@@ -202,7 +203,8 @@ class FaceReader(OnnxModel[FaceCard]):
         if enrolment is not None:
             value = next(i for i, h in enumerate(self.card.heads) if h.attribute == "value")
             d6 = self.read_as_d6(probabilities) if d6 is None else d6
-            probabilities[value] = softmax(enrolment.value_logits(results[-1], results[value], d6))
+            table = softmax(enrolment.value_logits(results[-1], results[value], d6))
+            probabilities[value] = HEAD_SHARE * table + (1 - HEAD_SHARE) * probabilities[value]
         return probabilities
 
     def read_crops(

@@ -26,7 +26,7 @@ from vision.enrolment import (
     save,
     turned,
 )
-from vision.faces import FaceReader
+from vision.faces import FaceReader, softmax
 from vision.model_check import check_reader
 
 
@@ -225,6 +225,11 @@ def test_an_enrolment_reads_the_kinds_of_dice_it_was_fitted_on_and_the_model_the
         mine = reader.probabilities(crops, d6=kinds)[value]
         assert np.allclose(mine[kinds], own[kinds])
         assert not np.allclose(mine[~kinds], own[~kinds])
+        logits, features = reader.session.run(
+            ["value", "features"], {"crops": reader.to_input(crops)}
+        )
+        table = softmax(d10.value_logits(features, logits, kinds))[~kinds]
+        assert np.allclose(mine[~kinds], (table + own[~kinds]) / 2)  # half each
         read = reader.read_crops(crops, overhead=False, d6=kinds)
         assert all(len(guess["value"].probabilities) == 10 for guess in read)
     finally:
