@@ -142,9 +142,10 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
     trn.add_argument(
         "--teacher",
         metavar="ONNX",
-        help="a die-face model (float or int8) that teaches: the net starts from its strongest "
-        "filters (unless --weights) and learns its probabilities beside the labels, on every crop "
-        "but those kept upright (--slanted)",
+        help="a die-face model (float or int8; a pair teaches as its small net) that teaches: "
+        "the net starts from its strongest filters (unless --weights or --backbone lite0) and "
+        "learns its probabilities beside the labels, on every crop but those kept upright "
+        "(--slanted)",
     )
 
 
@@ -211,8 +212,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise UsageError(f"--slanted is a count of scenes, 0 or more; not {args.slanted}")
     cfg.slanted = args.slanted
     cfg.backbone = args.backbone
-    if args.backbone == "lite0" and (args.widths is not None or args.teacher):
-        raise UsageError("--backbone lite0 has its own widths and start: no --widths or --teacher")
+    if args.backbone == "lite0" and args.widths is not None:
+        raise UsageError("--backbone lite0 has its own widths: no --widths")
     if args.teacher:
         from models.dieface.distil import from_onnx
 

@@ -367,13 +367,13 @@ def test_cli_train_then_resume_on_a_tiny_dataset(
     assert list(synth_cache.iterdir())  # the synthetic crops were cached
 
 
-def test_cli_train_fine_tunes_lite0_from_imagenet_keeping_its_first_layers(
+def test_cli_train_fine_tunes_lite0_from_imagenet_keeping_its_first_layers_taught(
     synthetic_rune55: Path, synth_cache: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
     args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
     args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
-    assert cli([*args, "--backbone", "lite0"]) == 0
+    assert cli([*args, "--backbone", "lite0", "--teacher", "models/dieface.onnx"]) == 0
     trained = load_model(out / "best.pt")
     assert isinstance(trained, Lite0FaceNet)
     imagenet = Lite0FaceNet(pretrained=True).state_dict()
@@ -384,6 +384,7 @@ def test_cli_train_fine_tunes_lite0_from_imagenet_keeping_its_first_layers(
     assert not torch.equal(trained.state_dict()[late], imagenet[late])  # fine-tuned
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["config"]["backbone"] == "lite0"
+    assert summary["config"]["teacher"] == "models/dieface.onnx"  # taught, from ImageNet's start
 
 
 def test_the_card_names_the_epoch_exported_when_it_is_not_the_best(tmp_path: Path) -> None:
@@ -414,13 +415,11 @@ def test_the_card_of_a_lite0_run_names_its_trunk_and_credits_imagenet(tmp_path: 
     assert "Lite0" not in export._backbone(TrainConfig().__dict__)
 
 
-def test_cli_train_refuses_widths_or_a_teacher_for_lite0(
+def test_cli_train_refuses_widths_for_lite0(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["train", "--out", str(tmp_path / "run"), "--quiet", "--backbone", "lite0"]
     assert cli([*args, "--widths", "8", "16", "32", "64"]) == 2
-    assert "--backbone lite0" in capsys.readouterr().err
-    assert cli([*args, "--teacher", "models/dieface.onnx"]) == 2
     assert "--backbone lite0" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
 
