@@ -39,14 +39,23 @@ def onnx_layers(
 ) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict[str, tuple[np.ndarray, np.ndarray]]]:
     """The (weight, bias) of every Conv of an exported model, in order, and of every Gemm by
     its module path ("kind", "head/head.1"): what is needed to rebuild a model whose
-    checkpoint is gone; an int8 file is read through its float copy (``int8.dequantise``).
-    ValueError for a file that is not ONNX."""
+    checkpoint is gone; an int8 file is read through its float copy (``int8.dequantise``),
+    a pair (models/dieface/pair.py) as its small net. ValueError for a file that is not ONNX."""
     try:
-        graph = onnx.load(str(path)).graph
+        model = onnx.load(str(path))
     except OSError:
         raise
     except Exception as exc:  # protobuf raises its own types for a file that is not ONNX
         raise ValueError(f"{path}: not an ONNX file ({exc})") from None
+    from models.dieface.pair import small_part  # pair.py imports this module's users
+
+    small = small_part(model)
+    if small is not None:  # its partner is no small net
+        with tempfile.TemporaryDirectory() as folder:
+            part = Path(folder) / path.name
+            onnx.save(small, str(part))
+            return onnx_layers(part)
+    graph = model.graph
     if any(node.op_type == "DequantizeLinear" for node in graph.node):
         from models.dieface.int8 import dequantise
 

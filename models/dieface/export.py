@@ -457,6 +457,8 @@ def _from_onnx(source: Path, float_path: Path) -> dict[str, Any]:
     """The float copy of an exported model (see :func:`dequantise`), and what its card
     said of its training: the weights are the same, only their number format changes."""
     old = json.loads(source.with_suffix(".json").read_text(encoding="utf-8"))
+    if "pair" in old["training"]:
+        raise SystemExit(f"{source} is a pair: build it again with python -m models.dieface.pair")
     dequantise(source, float_path)
     how = (
         "its float weights were not kept, so they were multiplied out of the int8 file "
