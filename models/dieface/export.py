@@ -114,6 +114,16 @@ def measure(path: Path, splits: dict[str, photos.Crops], synthetic: synth_crops.
     return result
 
 
+def check_crops(splits: dict[str, photos.Crops], synthetic: synth_crops.CropSet) -> np.ndarray:
+    """The crops written beside a model with what it read there (vision/model_check.py)."""
+    return np.concatenate(
+        [
+            to_bgr(balanced_sample(splits["test"], CHECK_PER_FACE).images),
+            synthetic.images[:CHECK_SYNTHETIC],
+        ]
+    )
+
+
 def _chosen_epoch(weights: Path, summary: dict[str, Any]) -> dict[str, Any]:
     """The run's best epoch, or the one exported when ``weights`` is ``epoch-NNN.pt`` (an
     earlier epoch can quantise better than the best)."""
@@ -555,13 +565,7 @@ def main(argv: list[str] | None = None) -> int:
     if "exported_again_from" in made:
         described["export"]["exported_again_from"] = made["exported_again_from"]
     write_card(args.out, described)
-    check_crops = np.concatenate(
-        [
-            to_bgr(balanced_sample(splits["test"], CHECK_PER_FACE).images),
-            synthetic.images[:CHECK_SYNTHETIC],
-        ]
-    )
-    check = write_check(FaceReader(args.out), check_crops)
+    check = write_check(FaceReader(args.out), check_crops(splits, synthetic))
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) and its card; {made['agreement']}")
     print(f"int8: {metrics['int8']}")
     print(f"check crops: {check}")

@@ -21,20 +21,17 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import onnx
 from onnx import compose, helper
 
 from models.common import photos
 from models.dieface import evaluate, export, spec
-from models.dieface.net import to_bgr
-from models.dieface.sample import balanced_sample
 from models.training.card import write_card
 from vision.faces import FaceReader
 from vision.model_check import write_check
 
-# The partner's share of a d6's logits: chosen on the valid splits and the renders (docs/
-# lab-notes.md, "A partner from ImageNet's layers")
+# The partner's share of a d6's logits: chosen on the valid splits and the renders
+# (docs/lab-notes.md, "Die-face 2.11.0")
 SHARE = 0.35
 D6 = spec.HEADS["kind"].index("d6")
 
@@ -165,7 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=export.ONNX_PATH)
     parser.add_argument("--data", type=Path, default=None, help="the rune55-d6 folder")
     args = parser.parse_args(argv)
-    small, partner = _part(args.small), _part(args.partner)
+    try:
+        small, partner = _part(args.small), _part(args.partner)
+    except (OSError, KeyError, ValueError) as exc:
+        raise SystemExit(
+            f"--small and --partner are exported die-face models, cards beside: {exc!r}"
+        ) from None
     partner.pop("version")  # a partner is never shipped alone: the pair's version is the model's
     splits = photos.load_splits(args.data)
     synthetic = evaluate.held_out(evaluate.SYNTHETIC_SCENES)
@@ -212,13 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         "partner": partner,
     }
     write_card(args.out, described)
-    check_crops = np.concatenate(
-        [
-            to_bgr(balanced_sample(splits["test"], export.CHECK_PER_FACE).images),
-            synthetic.images[: export.CHECK_SYNTHETIC],
-        ]
-    )
-    check = write_check(FaceReader(args.out), check_crops)
+    check = write_check(FaceReader(args.out), export.check_crops(splits, synthetic))
     print(f"wrote {args.out} ({args.out.stat().st_size} bytes) and its card; check crops {check}")
     return 0
 

@@ -19,6 +19,7 @@ import torch
 from models.dieface import export, spec
 from models.dieface.export import FEATURES, export_onnx
 from models.dieface.net import DieFaceNet
+from models.dieface.pair import main as pair_main
 from models.dieface.pair import pair, small_part
 
 OUTPUTS = [*spec.HEADS, FEATURES]
@@ -92,3 +93,13 @@ def test_a_pair_is_not_exported_again_as_one_net(parts: tuple[Path, Path, Path])
     with pytest.raises(SystemExit, match=r"models\.dieface\.pair"):
         export._from_onnx(both, both.with_name("float.onnx"))
     assert not both.with_name("float.onnx").exists()
+
+
+def test_the_pair_command_says_what_is_wrong_with_a_part_without_its_card(
+    parts: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    small, partner, _ = parts
+    out = tmp_path / "shipped.onnx"
+    with pytest.raises(SystemExit, match="cards beside"):
+        pair_main(["--small", str(small), "--partner", str(partner), "--out", str(out)])
+    assert not out.exists()
