@@ -20,7 +20,8 @@ def register(sub: Commands) -> None:
         "entirely right, flags, cocked dice, latency. DATASET: a folder of photos (images/ + "
         "labels/*.txt, YOLO lines or 'KIND VALUE x0 y0 x1 y1' in pixels; e.g. "
         "rune55-d6/test) or a synthetic one (yamscope render). Confusion matrices go to --out "
-        "as PNG.",
+        "as PNG, with every die read wrong, made up or missed (mistakes.csv) and the silent "
+        "errors drawn (silent.png).",
     )
     evs.add_argument("dataset", metavar="DATASET")
     evs.add_argument("--json", action="store_true", help="JSON for tools")

@@ -46,6 +46,7 @@ import numpy as np
 
 from models.common.datasets import Dataset, LabelledPhoto, TrueDie, open_dataset
 from models.common.matching import IOU, iou, long_side, match, match_iou, same_die
+from models.common.mistakes import write_mistakes
 from models.common.report import draw_confusions, report_lines
 from models.dieface.evaluate import confusion
 from vision.calibration import (
@@ -70,6 +71,27 @@ CLASSES: dict[str, tuple[Any, ...]] = {
     "finish": ("frosted", "transparent"),
 }
 ATTRIBUTES = ("kind", "value", "colour", "finish")
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A die read wrong or made up (a flag was its due), or a labelled die missed: what
+    ``mistakes.csv`` lists and ``silent.png`` shows, to see why and to find label errors."""
+
+    photo: int  # the photo's index in the dataset
+    box: tuple[float, float, float, float]  # the box read (the labelled one when missed)
+    labelled: str  # e.g. "d6 5", "d10 7 red frosted"; "" when no die is there
+    read: str  # "" when missed
+    cause: str  # one of SILENT_CAUSES, or "missed"
+    flagged: bool
+
+
+def said(die: TrueDie | ReadDie) -> str:
+    """A die's kind, value and (where known) look, in one string."""
+    looks = [v for v in (die.colour, die.finish) if v is not None]
+    cocked = ["cocked"] if isinstance(die, TrueDie) and die.cocked else []
+    flags = list(die.flags) if isinstance(die, ReadDie) else []
+    return " ".join(str(v) for v in (die.kind or "", die.value, *looks, *cocked, *flags) if v)
 
 
 @dataclass
@@ -144,9 +166,11 @@ class Tally:
     sizes: Counter[str] = field(default_factory=Counter)
     looks: dict[str, LookTally] = field(default_factory=dict)  # "red transparent": ...
     silent_causes: Counter[str] = field(default_factory=Counter)
+    mistakes: list[Mistake] = field(default_factory=list)
 
-    def add(self, labelled: Sequence[TrueDie], reading: Reading) -> None:
-        """One photo's labelled dice and what was read in it."""
+    def add(self, labelled: Sequence[TrueDie], reading: Reading, photo: int = -1) -> None:
+        """One photo's labelled dice and what was read in it (``photo``: its index in the
+        dataset, for the list of mistakes)."""
         self.photos += 1
         self.ms.append(reading.ms)
         self.sizes[f"{reading.size[0]}x{reading.size[1]}"] += 1
@@ -169,7 +193,13 @@ class Tally:
             flagged = read[j].flagged
             right_photo &= flagged if truth[i].cocked else ok and not flagged
             self._count_look(truth[i], read[j], ok)
-        for die, due, cause in zip(read, deserved, causes, strict=True):
+        found = dict((j, i) for i, j in pairs)
+        for j, (die, due, cause) in enumerate(zip(read, deserved, causes, strict=True)):
+            if due:
+                on = truth[found[j]] if j in found else None
+                self.mistakes.append(
+                    Mistake(photo, die.box, said(on) if on else "", said(die), cause, die.flagged)
+                )
             self.flagged += die.flagged
             self.deserved_flags += die.flagged and due
             silent = due and not die.flagged
@@ -178,6 +208,11 @@ class Tally:
             self.by_flag.update(die.flags)
         self.entirely_right += right_photo
         self._count_cocked(truth, read, pairs)
+        missed = set(range(len(truth))) - {i for i, _ in pairs}
+        self.mistakes += [
+            Mistake(photo, truth[i].box, said(truth[i]), "", "missed", False)
+            for i in sorted(missed)
+        ]
 
     def _scored(
         self, labelled: Sequence[TrueDie], read: Sequence[ReadDie]
@@ -472,7 +507,7 @@ def evaluate(
                     recogniser.calibration = tray_calibration(photo, index, field_of_view)
                 except VisionError:
                     failed_calibrations += 1  # read as an uncalibrated appliance would
-            tally.add(photo.dice, recogniser(photo.image))
+            tally.add(photo.dice, recogniser(photo.image), index)
     finally:
         cv2.setNumThreads(threads)
     how = {
@@ -522,6 +557,14 @@ def evaluate_dataset(
     out = out or OUT_ROOT / dataset.name
     result = how | tally.summary()
     result["confusions"] = [str(p) for p in draw_confusions(tally, out, dataset.name)]
+    size = options.get("resize")
+
+    def pixels(index: int) -> np.ndarray:
+        photo = dataset.load(index)
+        return (resized(photo, size) if size is not None else photo).image
+
+    names = [p.name for p in dataset.photos]
+    result["mistakes"] = [str(p) for p in write_mistakes(tally.mistakes, out, names, pixels)]
     (out / "result.json").parent.mkdir(parents=True, exist_ok=True)
     (out / "result.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
     if as_json:
@@ -529,5 +572,5 @@ def evaluate_dataset(
         return 0
     for line in report_lines(result):
         print(line)
-    print(f"confusion matrices and result.json in {out}")
+    print(f"confusion matrices, result.json and the mistakes (mistakes.csv, silent.png) in {out}")
     return 0

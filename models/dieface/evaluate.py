@@ -22,6 +22,7 @@ import numpy as np
 import onnxruntime as ort
 
 from models.common import photos
+from models.common.mistakes import montage
 from models.dieface import spec, synth_crops
 from models.dieface.synth_crops import CropSet
 from vision.model import open_session
@@ -141,11 +142,8 @@ def draw_mistakes(
         blank = np.full((tile, tile, 3), 255, np.uint8)
         cv2.putText(blank, "none wrong", (5, tile // 2), font, 0.45, (0, 0, 0), 1)
         tiles.append(blank)
-    columns = min(columns, len(tiles))
-    tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % columns)
-    rows = [np.hstack(tiles[k : k + columns]) for k in range(0, len(tiles), columns)]
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not cv2.imwrite(str(path), np.vstack(rows)):
+    if not cv2.imwrite(str(path), montage(tiles, min(columns, len(tiles)))):
         raise OSError(f"cannot write {path}")
     return len(wrong)
 

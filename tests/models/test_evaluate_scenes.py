@@ -9,13 +9,15 @@ import re
 import shutil
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 from device.cli import main
 from models.common.datasets import DatasetError, TrueDie, open_dataset
-from models.common.evaluate_scenes import Tally, evaluate
+from models.common.evaluate_scenes import Mistake, Tally, evaluate
 from models.common.matching import match, match_iou
+from models.common.mistakes import COLUMNS, TILE, write_mistakes
 from models.common.photos import default_root
 from models.common.report import silent_line
 from models.synth.dataset import write_dataset
@@ -96,6 +98,48 @@ def test_one_hit_one_miss_one_extra_is_half_precision_and_half_recall() -> None:
     assert summary["flags"]["silent_by_cause"]["no die"] == 1
     assert summary["latency_ms"]["median"] == 12.5
     assert summary["sizes"] == {"640x480": 1}
+    assert tally.mistakes == [
+        Mistake(-1, (300, 300, 340, 340), "", "d10 3 red frosted", "no die", False),
+        Mistake(-1, (100, 0, 140, 40), "d10 3 red frosted", "", "missed", False),
+    ]
+
+
+def test_the_mistakes_are_listed_and_the_silent_ones_drawn(tmp_path: Path) -> None:
+    tally = Tally()
+    tally.add(
+        [truth((0, 0, 40, 40), 5), truth((100, 0, 140, 40), 6), truth((200, 0, 240, 40), 7)],
+        reading(
+            read((0, 0, 40, 40), 5),  # right: no mistake
+            read((100, 0, 140, 40), 2, "unsure"),  # misread, flagged
+            read((200, 0, 240, 40), 1),  # misread, silent
+            read((300, 100, 330, 130), 4),  # on no die, silent
+        ),
+        photo=1,
+    )
+    tally.add([truth((10, 10, 50, 50), 3)], reading(), photo=0)  # missed
+    loaded: list[int] = []
+
+    def load(index: int) -> np.ndarray:
+        loaded.append(index)
+        return np.full((240, 400), 128, np.uint8)  # grey photos are drawn in colour
+
+    written = write_mistakes(tally.mistakes, tmp_path, ["a.png", "b.png"], load)
+    assert [p.name for p in written] == ["mistakes.csv", "silent.png"]
+    rows = (tmp_path / "mistakes.csv").read_text(encoding="utf-8").splitlines()
+    assert rows == [
+        "photo,cause,labelled,read,flagged,size_px,box",
+        "b.png,value,d10 6 red frosted,d10 2 red frosted unsure,True,40,100 0 140 40",
+        "b.png,value,d10 7 red frosted,d10 1 red frosted,False,40,200 0 240 40",
+        "b.png,no die,,d10 4 red frosted,False,30,300 100 330 130",
+        "a.png,missed,d10 3 red frosted,,False,40,10 10 50 50",
+    ]
+    sheet = cv2.imread(str(tmp_path / "silent.png"))
+    assert sheet.shape == (TILE, TILE * COLUMNS, 3)  # two tiles, one row
+    assert sheet[:, 2 * TILE :].max() == 0 and sheet[:, :TILE].max() > 0
+    assert loaded == [1]  # the photo with silent errors, once
+    flagged = [m for m in tally.mistakes if m.flagged]
+    assert write_mistakes(flagged, tmp_path, ["a.png", "b.png"], load) == [written[0]]
+    assert not (tmp_path / "silent.png").exists()  # no sheet from an older run
 
 
 def test_attributes_flags_and_cocked_dice_are_scored_apart() -> None:
@@ -373,12 +417,15 @@ def test_evaluate_prints_the_table_and_draws_each_attribute(
     assert re.search(
         r"^(red|white) (frosted|transparent) +value [\d.]+% of \d+ flat dice", printed, re.M
     )
-    assert {p.name for p in out.glob("*.png")} == {
+    assert {p.name for p in out.glob("*.png")} - {"silent.png"} == {
         "kind.png",
         "value.png",
         "colour.png",
         "finish.png",
     }
+    assert "mistakes (mistakes.csv, silent.png)" in printed
+    header = (out / "mistakes.csv").read_text(encoding="utf-8").splitlines()[0]
+    assert header == "photo,cause,labelled,read,flagged,size_px,box"
 
 
 def test_evaluate_json_on_rune55_photos(
@@ -396,6 +443,7 @@ def test_evaluate_json_on_rune55_photos(
         ["value.png"] if result["attributes"] else []
     )
     assert (out / "result.json").is_file()
+    assert Path(result["mistakes"][0]) == out / "mistakes.csv"
 
 
 def test_evaluate_without_calibration_says_so(
@@ -412,8 +460,6 @@ def test_evaluate_reads_photos_with_a_calibration_and_scaled(
 ) -> None:
     """One calibration for every photo of a tray, at the photos' size or scaled up as a
     camera of twice the resolution would see them."""
-    import cv2
-
     from models.synth import empty_tray, random_scene
     from vision.calibration import calibrate, save
 
