@@ -193,10 +193,10 @@ class Tally:
             flagged = read[j].flagged
             right_photo &= flagged if truth[i].cocked else ok and not flagged
             self._count_look(truth[i], read[j], ok)
-        found = dict((j, i) for i, j in pairs)
+        label_of = {j: i for i, j in pairs}
         for j, (die, due, cause) in enumerate(zip(read, deserved, causes, strict=True)):
             if due:
-                on = truth[found[j]] if j in found else None
+                on = truth[label_of[j]] if j in label_of else None
                 self.mistakes.append(
                     Mistake(photo, die.box, said(on) if on else "", said(die), cause, die.flagged)
                 )
