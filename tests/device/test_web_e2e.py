@@ -163,7 +163,9 @@ def wait(driver: Any, condition: Callable[[Any], Any], what: str) -> Any:
     try:
         return WebDriverWait(driver, WAIT_S).until(condition)
     except TimeoutException:
-        pytest.fail(f"timed out waiting for {what}")
+        # the page's last toast (its text stays when it hides): what a refused action said
+        said = driver.execute_script("return document.getElementById('toast')?.textContent")
+        pytest.fail(f"timed out waiting for {what} (the page's last message: {said!r})")
 
 
 def css(driver: Any, selector: str) -> list[Any]:
