@@ -91,7 +91,7 @@ def said(die: TrueDie | ReadDie) -> str:
     looks = [v for v in (die.colour, die.finish) if v is not None]
     cocked = ["cocked"] if isinstance(die, TrueDie) and die.cocked else []
     flags = list(die.flags) if isinstance(die, ReadDie) else []
-    return " ".join(str(v) for v in (die.kind or "", die.value, *looks, *cocked, *flags) if v)
+    return " ".join(str(v) for v in (die.kind, die.value, *looks, *cocked, *flags) if v)
 
 
 @dataclass
@@ -193,13 +193,7 @@ class Tally:
             flagged = read[j].flagged
             right_photo &= flagged if truth[i].cocked else ok and not flagged
             self._count_look(truth[i], read[j], ok)
-        label_of = {j: i for i, j in pairs}
-        for j, (die, due, cause) in enumerate(zip(read, deserved, causes, strict=True)):
-            if due:
-                on = truth[label_of[j]] if j in label_of else None
-                self.mistakes.append(
-                    Mistake(photo, die.box, said(on) if on else "", said(die), cause, die.flagged)
-                )
+        for die, due, cause in zip(read, deserved, causes, strict=True):
             self.flagged += die.flagged
             self.deserved_flags += die.flagged and due
             silent = due and not die.flagged
@@ -208,10 +202,26 @@ class Tally:
             self.by_flag.update(die.flags)
         self.entirely_right += right_photo
         self._count_cocked(truth, read, pairs)
-        missed = set(range(len(truth))) - {i for i, _ in pairs}
+        self._note_mistakes(truth, read, pairs, deserved, causes, photo)
+
+    def _note_mistakes(
+        self,
+        truth: Sequence[TrueDie],
+        read: Sequence[ReadDie],
+        pairs: list[tuple[int, int]],
+        deserved: Sequence[bool],
+        causes: Sequence[str],
+        photo: int,
+    ) -> None:
+        """Keep each read die that deserved a flag, and each labelled die missed."""
+        label_of = {j: i for i, j in pairs}
+        for j, die in enumerate(read):
+            if deserved[j]:
+                on = said(truth[label_of[j]]) if j in label_of else ""
+                self.mistakes.append(Mistake(photo, die.box, on, said(die), causes[j], die.flagged))
+        missed = sorted(set(range(len(truth))) - set(label_of.values()))
         self.mistakes += [
-            Mistake(photo, truth[i].box, said(truth[i]), "", "missed", False)
-            for i in sorted(missed)
+            Mistake(photo, truth[i].box, said(truth[i]), "", "missed", False) for i in missed
         ]
 
     def _scored(

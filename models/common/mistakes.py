@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING
 import cv2
 import numpy as np
 
+from vision.faces import crop_square
+
 if TYPE_CHECKING:
     from models.common.evaluate_scenes import Mistake
 
@@ -66,17 +68,12 @@ def write_mistakes(
 
 def tile(image: np.ndarray, mistake: Mistake) -> np.ndarray:
     """The die's surroundings, square, with what was labelled and read written above."""
-    x0, y0, x1, y1 = mistake.box
-    half = max(x1 - x0, y1 - y0) * (0.5 + MARGIN)
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    scale = (TILE - CAPTION) / max(2 * half, 1.0)
-    turn = np.float32([[scale, 0, (TILE - CAPTION) / 2 - scale * cx],
-                       [0, scale, (TILE - CAPTION) / 2 - scale * cy]])  # fmt: skip
-    crop = cv2.warpAffine(image, turn, (TILE - CAPTION, TILE - CAPTION))
+    side = TILE - CAPTION
+    crop = crop_square(image, mistake.box, side, 1 + 2 * MARGIN)
     if crop.ndim == 2:
         crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
     out = np.zeros((TILE, TILE, 3), np.uint8)
-    out[CAPTION:, CAPTION // 2 : CAPTION // 2 + crop.shape[1]] = crop
+    out[CAPTION:, CAPTION // 2 : CAPTION // 2 + side] = crop
     for row, text in enumerate((mistake.labelled or "no die", "read " + mistake.read)):
         cv2.putText(out, text[:24], (2, 12 + 14 * row), cv2.FONT_HERSHEY_SIMPLEX, 0.36,
                     (255, 255, 255), 1, cv2.LINE_AA)  # fmt: skip
