@@ -112,28 +112,35 @@ def pair(small: Path, partner: Path, out: Path, share: float = SHARE) -> None:
     onnx.save(merged, str(out))
 
 
-def small_part(model: onnx.ModelProto) -> onnx.ModelProto | None:
-    """The small net of a pair, as it was before pairing (None when ``model`` is no pair):
-    what teaches or starts a training, since the partner is no small net."""
-    made = {name for node in model.graph.node for name in node.output}
-    if f"small/{export.FEATURES}" not in made:
+def part(model: onnx.ModelProto, name: str) -> onnx.ModelProto | None:
+    """One net of a pair, ``name`` "small" or "partner", as it was before pairing (None when
+    ``model`` is no pair)."""
+    prefix = f"{name}/"
+    made = {output for node in model.graph.node for output in node.output}
+    if f"{prefix}{export.FEATURES}" not in made:
         return None
-    part = onnx.utils.Extractor(model).extract_model(
-        [spec.INPUT_NAME], [f"small/{name}" for name in (*spec.HEADS, export.FEATURES)]
+    extracted = onnx.utils.Extractor(model).extract_model(
+        [spec.INPUT_NAME], [prefix + output for output in (*spec.HEADS, export.FEATURES)]
     )
 
-    def bare(name: str) -> str:
-        return name.removeprefix("small/")
+    def bare(tensor: str) -> str:
+        return tensor.removeprefix(prefix)
 
-    for node in part.graph.node:
+    for node in extracted.graph.node:
         node.name = bare(node.name)
         node.input[:] = [bare(n) for n in node.input]
         node.output[:] = [bare(n) for n in node.output]
-    for tensor in part.graph.initializer:
+    for tensor in extracted.graph.initializer:
         tensor.name = bare(tensor.name)
-    for info in (*part.graph.output, *part.graph.value_info):
+    for info in (*extracted.graph.output, *extracted.graph.value_info):
         info.name = bare(info.name)
-    return part
+    return extracted
+
+
+def small_part(model: onnx.ModelProto) -> onnx.ModelProto | None:
+    """The small net of a pair (None when ``model`` is no pair): what teaches or starts a
+    training, since the partner is no small net."""
+    return part(model, "small")
 
 
 def _part(path: Path) -> dict[str, Any]:
@@ -152,28 +159,49 @@ def _part(path: Path) -> dict[str, Any]:
     }
 
 
+def partner_from(path: Path, folder: Path) -> tuple[Path, dict[str, Any]]:
+    """The partner's file and what its card says of it: ``path`` itself, or, when ``path``
+    is a pair (a shipped model), its partner written into ``folder`` and the pair's card's
+    word on it: so a new small net can be paired with the partner already shipped."""
+    inside = part(onnx.load(str(path)), "partner")
+    if inside is None:
+        return path, _part(path)
+    card = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+    said = dict(card["training"]["partner"])
+    said["agreement"] = card["export"]["max_abs_logit_difference_torch_vs_onnxruntime"]["partner"]
+    taken = folder / "partner.onnx"
+    onnx.save(inside, str(taken))
+    return taken, said
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m models.dieface.pair --small S.onnx --partner P.onnx [--share X]``: write the
     pair to ``--out`` (default the shipped model), its card and its check crops."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--small", type=Path, required=True, help="the small net (its card beside)")
-    parser.add_argument("--partner", type=Path, required=True, help="the partner (its card beside)")
+    parser.add_argument(
+        "--partner",
+        type=Path,
+        required=True,
+        help="the partner (its card beside), or a pair whose partner is taken",
+    )
     parser.add_argument("--share", type=float, default=SHARE, help="the partner's share of a d6")
     parser.add_argument("--out", type=Path, default=export.ONNX_PATH)
     parser.add_argument("--data", type=Path, default=None, help="the rune55-d6 folder")
     args = parser.parse_args(argv)
-    try:
-        small, partner = _part(args.small), _part(args.partner)
-    except (OSError, KeyError, ValueError) as exc:
-        raise SystemExit(
-            f"--small and --partner are exported die-face models, cards beside: {exc!r}"
-        ) from None
-    partner.pop("version")  # a partner is never shipped alone: the pair's version is the model's
-    splits = photos.load_splits(args.data)
-    synthetic = evaluate.held_out(evaluate.SYNTHETIC_SCENES)
     with tempfile.TemporaryDirectory() as tmp:
+        try:
+            small = _part(args.small)
+            partner_file, partner = partner_from(args.partner, Path(tmp))
+        except (OSError, KeyError, ValueError) as exc:
+            raise SystemExit(
+                f"--small and --partner are exported die-face models, cards beside: {exc!r}"
+            ) from None
+        partner.pop("version", None)  # never shipped alone: the pair's version is the model's
+        splits = photos.load_splits(args.data)
+        synthetic = evaluate.held_out(evaluate.SYNTHETIC_SCENES)
         staged = Path(tmp) / "pair.onnx"
-        pair(args.small, args.partner, staged, args.share)
+        pair(args.small, partner_file, staged, args.share)
         metrics = export.measure(staged, splits, synthetic)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_bytes(staged.read_bytes())

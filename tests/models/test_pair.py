@@ -20,7 +20,7 @@ from models.dieface import export, spec
 from models.dieface.export import FEATURES, export_onnx
 from models.dieface.net import DieFaceNet
 from models.dieface.pair import main as pair_main
-from models.dieface.pair import pair, small_part
+from models.dieface.pair import pair, partner_from, small_part
 
 OUTPUTS = [*spec.HEADS, FEATURES]
 
@@ -69,6 +69,27 @@ def test_the_small_net_comes_back_out_of_the_pair(parts: tuple[Path, Path, Path]
     for name, values in _read(out, x).items():
         np.testing.assert_array_equal(values, _read(small, x)[name])
     assert small_part(onnx.load(str(small))) is None  # no pair: nothing to take out
+
+
+def test_a_new_small_net_can_be_paired_with_the_partner_of_a_shipped_pair(
+    parts: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    _, partner, both = parts
+    entry = {"sha256": "ab" * 32, "weights": "float32", "parameters": 7, "training": {}}
+    agreement = {"random_16": 1e-6}
+    card = {
+        "training": {"partner": entry},
+        "export": {"max_abs_logit_difference_torch_vs_onnxruntime": {"partner": agreement}},
+    }
+    both.with_suffix(".json").write_text(json.dumps(card), "utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    taken, said = partner_from(both, work)
+    assert taken.parent == work
+    x = np.random.default_rng(2).normal(size=(3, 3, 64, 64)).astype(np.float32)
+    for name, values in _read(taken, x).items():
+        np.testing.assert_array_equal(values, _read(partner, x)[name])
+    assert said == entry | {"agreement": agreement}
 
 
 def test_a_pair_refuses_a_model_that_is_no_die_face_model_or_a_share_out_of_range(
