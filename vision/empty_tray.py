@@ -46,6 +46,9 @@ FELT_DISTANCE = 6.0  # and this far is something else (vision.segment's threshol
 INSET = 0.15  # of a box's side: its margin, left out when counting what differs in it
 REFRESH_WEIGHT = 0.25  # how much of an empty frame goes into the reference
 SAMPLE = 4  # noise is measured on every SAMPLE-th row and column
+# a pixel darker than the reference by this share of its L+16, its colour within SHADE_CHROMA
+# (a, b units) of the reference dimmed as much: what a shadow alone would make of it
+SHADE_DARKER, SHADE_CHROMA = 0.05, 5.0
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,7 @@ class Difference:
     whose fine detail is new (the lines and numerals of a clear die, which a shadow's
     forgiveness would pass over), ``felt`` where dice may lie, ``lab`` the copy in Lab,
     ``light`` the felt's lightness over the reference's, ``changed`` the share of the felt
-    that differs."""
+    that differs, ``shaded`` the pixels a shadow alone explains, however dark."""
 
     mask: np.ndarray
     texture: np.ndarray
@@ -90,6 +93,7 @@ class Difference:
     light: float
     changed: float
     scale: float  # the copy's pixels per frame pixel
+    shaded: np.ndarray
 
     def extent(self, box: tuple[float, float, float, float], die_side: float) -> float:
         """How much of a die the new pixels in a frame box span (less a margin of ``INSET``
@@ -306,7 +310,7 @@ class EmptyTray:
         mask &= reach
         texture &= reach
         changed = float(mask[felt].mean()) if felt.any() else 0.0
-        return Difference(mask, texture, reach, lab, light, changed, self.scale)
+        return Difference(mask, texture, reach, lab, light, changed, self.scale, shaded(even, near))
 
     def aligned(self, view: View, shape: tuple[int, int], felt_model: FeltModel | None) -> _Aligned:
         """The reference as ``view`` sees it (kept for the last view asked of)."""
@@ -395,6 +399,16 @@ def detail_difference(
     delta = ours - np.minimum(np.maximum(ours, low), high)
     noise = spread(delta[::SAMPLE, ::SAMPLE][felt[::SAMPLE, ::SAMPLE]])
     return np.abs(delta) > DIFFERENT * max(noise, DETAIL_FLOOR)
+
+
+def shaded(lab: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """The pixels darker than the reference's whose colour is the reference's dimmed as much
+    (``SHADE_DARKER``, ``SHADE_CHROMA``): a shadow, even one darker than ``SHADOW_FLOOR``."""
+    l_, a_, b_ = cv2.split(lab)
+    ref_l, ref_a, ref_b = cv2.split(reference)
+    shade = (l_ + 16) / np.maximum(ref_l + 16, 1e-3)
+    chroma = cv2.magnitude(a_ - ref_a * shade, b_ - ref_b * shade)
+    return (shade < 1 - SHADE_DARKER) & (chroma < SHADE_CHROMA)
 
 
 def shadow_distance(lab: np.ndarray, reference: np.ndarray, felt: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ REGION = 0.4  # a region of difference this many dice large (in area) may be a d
 WALL = 5.0  # a region this many dice large touching the felt's edge: the wall, not dice
 PAIR = 1.6  # a region this many dice large under one box holds two touching dice
 DETAILED = 0.3  # a region a box misses is a die when its new detail spans this much of one
+SHADOW = 0.7  # and not when this share of it is a shadow's: darker, the felt's colour dimmed
 # a region told apart into two dice: its smaller piece is at least this share of the larger
 # (one die's sides and shadow leave a corner piece a fifth of the die, never a die)
 EVEN = 0.35
@@ -167,8 +168,9 @@ class Region:
 
     shape: _Shape
     dice: float  # its area in dice
-    detail: float  # how much of a die its new fine detail spans (a shadow has none)
+    detail: float  # how much of a die its new fine detail spans (a soft shadow has none)
     at_wall: bool
+    shadow: float  # the share of it a shadow alone explains (a hard shadow's sharp edge is detail)
 
     def holds(self, box: Box, scale: float) -> bool:
         """The box's centre lies in the region."""
@@ -206,7 +208,9 @@ def regions_of(mask: np.ndarray, difference: Difference, side: float) -> list[Re
         if elongation > LINE or (at_wall and dice > WALL):
             continue
         shape = _Shape(piece, x, y, float(area), 1.0, elongation, at_wall)
-        regions.append(Region(shape, dice, detail_span(piece, difference, (x, y), side), at_wall))
+        shaded = float(difference.shaded[y : y + h, x : x + w][piece.astype(bool)].mean())
+        detail = detail_span(piece, difference, (x, y), side)
+        regions.append(Region(shape, dice, detail, at_wall, shaded))
     return regions
 
 
@@ -269,7 +273,11 @@ def add_missed(found: TrayDice, difference: Difference, side: float) -> None:
     # what is left of a kept die around its box is a rim a pixel or two thin
     remainder = cv2.morphologyEx(remainder, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     for region in regions_of(remainder, difference, side):
-        if region.detail < DETAILED or around_a_kept_die(region, found.boxes, scale):
+        if (
+            region.detail < DETAILED
+            or region.shadow >= SHADOW
+            or around_a_kept_die(region, found.boxes, scale)
+        ):
             continue
         for box in region_boxes(region, side, scale):
             found.boxes.append(box)

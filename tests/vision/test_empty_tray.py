@@ -155,6 +155,23 @@ def test_a_speck_is_left_out_and_a_die_the_detector_missed_is_added(
     assert found.unsure == {0}  # the detector did not find it: to check
 
 
+def test_a_hard_shadow_darker_than_any_soft_one_is_not_taken_for_a_missed_die(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    empty, calibration = tray
+    frame, (die,) = with_dice(empty, (120, 100))
+    shade = np.ones(frame.shape[:2], np.float32)
+    cv2.rectangle(shade, (300, 200), (345, 245), 0.3, -1)  # a lamp's sharp shadow, a die large
+    frame = np.clip(frame * shade[..., None], 0, 255).astype(np.uint8)
+    small = calibration.empty.shrink(frame)
+    assert calibration.empty is not None
+    difference = calibration.empty.difference(
+        small, calibration.empty.align(small), calibration.felt
+    )
+    found = on_tray([], calibration, difference)  # the detector found neither
+    assert len(found.boxes) == 1 and iou(tuple(int(v) for v in found.boxes[0]), die) > 0.5
+
+
 def test_a_die_the_detector_finds_faintly_is_a_die_where_the_tray_is_plainly_new(
     tray: tuple[np.ndarray, Calibration],
 ) -> None:
