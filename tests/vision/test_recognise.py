@@ -270,9 +270,9 @@ def test_the_kind_is_the_likelier_die_and_no_die_is_doubt() -> None:
     assert no_die(None, classes) == 0.0
 
 
-# a roboflow-dice-d6 valid photo of two dice on a Catan board: the detector boxes a red
-# piece of the game at the board's edge too
-ROBOFLOW_PHOTO = "dice_218_jpg"
+# a roboflow-dice-d6 valid photo of two dice by a Catan board: the detector boxes a harbour
+# token at the board's edge too
+ROBOFLOW_PHOTO = "dice_366_jpg"
 
 
 def test_without_a_calibration_a_box_on_no_die_is_dropped(rune55: Path) -> None:
