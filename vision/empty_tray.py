@@ -17,6 +17,7 @@ import base64
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import cv2
 import numpy as np
@@ -84,7 +85,8 @@ class Difference:
     whose fine detail is new (the lines and numerals of a clear die, which a shadow's
     forgiveness would pass over), ``felt`` where dice may lie, ``lab`` the copy in Lab,
     ``light`` the felt's lightness over the reference's, ``changed`` the share of the felt
-    that differs, ``shaded`` the pixels a shadow alone explains, however dark."""
+    that differs, ``even`` the copy in the reference's light and ``reference`` the reference
+    as the copy sees it (what :attr:`shaded` compares)."""
 
     mask: np.ndarray
     texture: np.ndarray
@@ -93,7 +95,14 @@ class Difference:
     light: float
     changed: float
     scale: float  # the copy's pixels per frame pixel
-    shaded: np.ndarray
+    even: np.ndarray
+    reference: np.ndarray
+
+    @cached_property
+    def shaded(self) -> np.ndarray:
+        """The pixels a shadow alone explains, however dark (:func:`shaded`): asked only of a
+        frame with a region no box accounts for, so most frames never pay for it."""
+        return shaded(self.even, self.reference)
 
     def extent(self, box: tuple[float, float, float, float], die_side: float) -> float:
         """How much of a die the new pixels in a frame box span (less a margin of ``INSET``
@@ -310,7 +319,7 @@ class EmptyTray:
         mask &= reach
         texture &= reach
         changed = float(mask[felt].mean()) if felt.any() else 0.0
-        return Difference(mask, texture, reach, lab, light, changed, self.scale, shaded(even, near))
+        return Difference(mask, texture, reach, lab, light, changed, self.scale, even, near)
 
     def aligned(self, view: View, shape: tuple[int, int], felt_model: FeltModel | None) -> _Aligned:
         """The reference as ``view`` sees it (kept for the last view asked of)."""
