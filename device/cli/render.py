@@ -33,6 +33,23 @@ def register(sub: Commands) -> None:
         "blender: photoreal Cycles renders (extra 'render', ~30 s a 640x480 scene)",
     )
     rnd.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (blender)")
+    rnd.add_argument(
+        "--dice-set",
+        choices=("house", "ivory", "varied"),
+        default="house",
+        help="the dice's look (blender): house, the look die-face 2.12.0 learned (default); "
+        "ivory, a set no model saw (crimson and ivory glossy plastic, gilt and navy numerals in "
+        "Blender's Inter), to measure enrolment; varied, a new set each scene (plastic, ink, "
+        "typeface, weight), for training",
+    )
+    rnd.add_argument(
+        "--one-table",
+        type=int,
+        metavar="SEED",
+        help="blender: every scene on one table drawn from SEED (felt, camera, light and the "
+        "dice's colours and finishes stay; each throw lands anew), as one appliance sees an "
+        "evening: two folders on one table with other --seed, one to enrol on, one to read",
+    )
     rnd.add_argument("--quiet", action="store_true", help="no progress bar")
     add_look_flags(rnd)
     rnd.set_defaults(func=cmd_render)
@@ -56,6 +73,8 @@ def cmd_render(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "data" / "synth"
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file, not a folder")
+    if args.engine != "blender" and (args.dice_set != "house" or args.one_table is not None):
+        raise UsageError("--dice-set and --one-table need --engine blender")
     engine = None
     if args.engine == "numpy-wide":
         from models.synth.dataset import NUMPY_WIDE
@@ -69,7 +88,7 @@ def cmd_render(args: argparse.Namespace) -> int:
         try:
             from models.blender import engine as blender_engine
 
-            engine = blender_engine(args.samples)
+            engine = blender_engine(args.samples, args.dice_set, args.one_table)
         except ImportError as exc:
             raise UsageError(
                 f"--engine blender needs Blender's bpy: pip install -e '.[render]' ({exc})"

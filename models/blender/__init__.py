@@ -9,15 +9,59 @@ an appliance calibrates on), so ``yamscope evaluate`` and training read either. 
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
+
 import numpy as np
 
-from models.blender.scene import Rendered, draw_setup, render_setup
+from models.blender.scene import (
+    DICE_SETS,
+    HOUSE,
+    VARIED,
+    DiceSet,
+    Rendered,
+    Setup,
+    draw_setup,
+    draw_table,
+    place_dice,
+    render_setup,
+    varied_set,
+)
+from models.synth.core import FACES, DieSpec
 from models.synth.dataset import Engine, die_label
 from models.synth.layout import random_specs
 
 VERSION = "1.2.0"  # 1.1: glare lamp, sensor noise, blur; 1.2: clear dice lit through,
 # bold numerals, motion blur
 GENERATOR = "yamscope models.blender"
+COCKED = 0.05  # the chance a die is cocked
+
+
+@dataclass(frozen=True)
+class Table:
+    """One appliance's table through an evening: felt, camera and light stay, and so do its
+    dice (kind, colour, finish); each throw lands them anew."""
+
+    setup: Setup
+    dice: list[DieSpec]
+
+
+def one_table(seed: int, size: tuple[int, int], kinds: tuple[str, ...], impossible: bool) -> Table:
+    """The table and its ten dice drawn from ``seed`` alone."""
+    rng = np.random.default_rng(seed)
+    return Table(draw_table(rng, size), random_specs(rng, 10, kinds, impossible=impossible))
+
+
+def throw(rng: np.random.Generator, table: Table, impossible: bool, cocked: float) -> list[DieSpec]:
+    """Some of the table's dice (all ten for ``impossible``), each showing a new value."""
+    n = 10 if impossible else int(rng.integers(1, 11))
+    return [
+        replace(
+            table.dice[i],
+            value=int(rng.integers(1, FACES[table.dice[i].kind] + 1)),
+            cocked=bool(rng.random() < cocked),
+        )
+        for i in rng.permutation(len(table.dice))[:n]
+    ]
 
 
 def random_render(
@@ -26,12 +70,19 @@ def random_render(
     kinds: tuple[str, ...] = ("d10",),
     impossible: bool = False,
     samples: int = 16,
-    cocked: float = 0.05,
+    cocked: float = COCKED,
+    dice_set: DiceSet = HOUSE,
+    table: Table | None = None,
 ) -> Rendered:
-    """A random throw on a random table, rendered: 1..10 dice (ten for ``impossible``)."""
-    n = 10 if impossible else int(rng.integers(1, 11))
-    specs = random_specs(rng, n, kinds, impossible=impossible, cocked=cocked)
-    return render_setup(draw_setup(rng, size, specs), rng, samples=samples)
+    """A random throw, rendered: 1..10 dice (ten for ``impossible``), on a random table or
+    on ``table``."""
+    if table is None:
+        n = 10 if impossible else int(rng.integers(1, 11))
+        specs = random_specs(rng, n, kinds, impossible=impossible, cocked=cocked)
+        setup = draw_setup(rng, size, specs)
+    else:
+        setup = place_dice(rng, table.setup, throw(rng, table, impossible, cocked))
+    return render_setup(setup, rng, samples=samples, dice_set=dice_set)
 
 
 def labels(rendered: Rendered, size: tuple[int, int]) -> dict:
@@ -45,16 +96,47 @@ def labels(rendered: Rendered, size: tuple[int, int]) -> dict:
     }
 
 
-def engine(samples: int = 16) -> Engine:
-    """The dataset engine that renders with Blender; ImportError without ``bpy``."""
+def engine(samples: int = 16, dice_set: str = "house", table_seed: int | None = None) -> Engine:
+    """The dataset engine that renders with Blender; ImportError without ``bpy``.
+    ``dice_set`` names the dice's look (:data:`models.blender.scene.DICE_SETS`, or ``varied``:
+    a new one each scene, or each table); ``table_seed``: every scene on the one table drawn
+    from it."""
     import bpy  # noqa: F401  (fail now, before a folder is made)
 
+    fixed = DICE_SETS.get(dice_set)
+    if fixed is None and dice_set != VARIED:
+        raise ValueError(f"dice_set is one of {', '.join([*DICE_SETS, VARIED])}, not {dice_set!r}")
+    if fixed is None and table_seed is not None:  # the table's dice keep their one look
+        fixed = varied_set(np.random.default_rng([table_seed, 1]))
+    tables: dict[tuple, Table] = {}
+
     def draw(rng, size, kinds, impossible):
-        rendered = random_render(rng, size, kinds, impossible, samples)
+        table = None
+        if table_seed is not None:
+            key = (size, kinds, impossible)
+            if key not in tables:
+                tables[key] = one_table(table_seed, size, kinds, impossible)
+            table = tables[key]
+        look = fixed or varied_set(rng)
+        rendered = random_render(rng, size, kinds, impossible, samples, dice_set=look, table=table)
         pictures = {"images": rendered.image, "masks": rendered.masks, "empty": rendered.empty}
         return pictures, labels(rendered, size)
 
-    return Engine(GENERATOR, VERSION, draw, samples)
+    notes = [f"{dice_set} set"] if dice_set != HOUSE.name else []
+    if table_seed is not None:
+        notes.append(f"table {table_seed}")
+    generator = f"{GENERATOR} ({', '.join(notes)})" if notes else GENERATOR
+    return Engine(generator, VERSION, draw, samples)
 
 
-__all__ = ["GENERATOR", "VERSION", "Rendered", "engine", "labels", "random_render"]
+__all__ = [
+    "GENERATOR",
+    "VERSION",
+    "Rendered",
+    "Table",
+    "engine",
+    "labels",
+    "one_table",
+    "random_render",
+    "throw",
+]

@@ -19,11 +19,10 @@ from pathlib import Path
 
 import numpy as np
 
+from models.blender import COCKED  # random_render's default: every folder so far has it
 from models.blender.scene import draw_setup
 from models.common.datasets import DatasetError
 from models.synth.layout import random_specs
-
-COCKED = 0.05  # random_render's default, which every folder so far was rendered with
 
 
 def drawn_field_of_view(meta: dict, index: int, dice: list[dict]) -> float:

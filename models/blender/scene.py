@@ -20,7 +20,7 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -38,8 +38,84 @@ FELTS = (
     (0.12, 0.12, 0.12),
     (0.25, 0.2, 0.1),
 )  # fmt: skip  (green, blue, wine, grey, sand; linear RGB)
-BODY = {"red": (0.6, 0.02, 0.025), "white": (0.85, 0.85, 0.82)}
-INK = {"red": (0.9, 0.9, 0.85), "white": (0.01, 0.01, 0.012)}
+
+
+@dataclass(frozen=True)
+class DiceSet:
+    """How a set of dice looks: plastic, ink and numerals. The reader must read any set;
+    enrolment must learn one it never saw."""
+
+    name: str
+    body: dict[str, tuple[float, float, float]]  # colour -> linear RGB of the plastic
+    ink: dict[str, tuple[float, float, float]]  # colour -> linear RGB of pips and numerals
+    frosted_roughness: tuple[float, float]  # uniform range
+    frosted_transmission: tuple[float, float]  # uniform range: how milky a frosted die is
+    font: str | None = None  # a font file, or one in Blender's own fonts folder; None: its default
+    numeral_size: float = 0.5  # of the d10's ring radius
+    stroke: float = 0.025  # numerals thickened by this much: bold
+    pip: float = 0.085  # a d6 pip's radius, of the side
+
+
+HOUSE = DiceSet(
+    "house",
+    body={"red": (0.6, 0.02, 0.025), "white": (0.85, 0.85, 0.82)},
+    ink={"red": (0.9, 0.9, 0.85), "white": (0.01, 0.01, 0.012)},
+    frosted_roughness=(0.35, 0.55),
+    frosted_transmission=(0.2, 0.5),
+)
+#: a set no model trained on, for measuring enrolment: crimson and ivory glossy plastic,
+#: gilt and navy ink, numerals in Blender's interface typeface (Inter) at regular weight
+IVORY = DiceSet(
+    "ivory",
+    body={"red": (0.35, 0.01, 0.04), "white": (0.8, 0.7, 0.5)},
+    ink={"red": (0.75, 0.5, 0.12), "white": (0.01, 0.02, 0.12)},
+    frosted_roughness=(0.12, 0.25),
+    frosted_transmission=(0.05, 0.15),
+    font="Inter.woff2",
+    numeral_size=0.62,
+    stroke=0.0,
+    pip=0.07,
+)
+DICE_SETS = {s.name: s for s in (HOUSE, IVORY)}
+VARIED = "varied"  # a new set drawn for each scene (:func:`varied_set`)
+RED_INKS = ((0.9, 0.9, 0.85), (0.75, 0.5, 0.12), (0.01, 0.01, 0.012), (0.6, 0.6, 0.55))
+WHITE_INKS = ((0.01, 0.01, 0.012), (0.01, 0.02, 0.12), (0.25, 0.01, 0.01), (0.01, 0.08, 0.02))
+
+
+def varied_set(rng: np.random.Generator) -> DiceSet:
+    """A set of dice as a shop might sell: plastic shades, ink, typeface (Blender's default or
+    one of the system's DejaVu and Liberation faces, never ivory's), weight and size of the
+    numerals, pips. For training a reader that must read any table's dice."""
+    from models.common.numeral_fonts import font_files
+
+    fonts = [None, *(str(f) for f in font_files())]
+    shade = float(rng.uniform(0.6, 0.92))
+    rough, milk = float(rng.uniform(0.1, 0.45)), float(rng.uniform(0.05, 0.4))
+    return DiceSet(
+        VARIED,
+        body={
+            "red": (
+                float(rng.uniform(0.3, 0.75)),
+                float(rng.uniform(0.005, 0.05)),
+                float(rng.uniform(0.01, 0.06)),
+            ),
+            "white": (
+                shade,
+                shade * float(rng.uniform(0.85, 1.0)),
+                shade * float(rng.uniform(0.65, 1.0)),
+            ),
+        },
+        ink={
+            "red": RED_INKS[int(rng.integers(len(RED_INKS)))],
+            "white": WHITE_INKS[int(rng.integers(len(WHITE_INKS)))],
+        },
+        frosted_roughness=(rough, rough + 0.15),
+        frosted_transmission=(milk, milk + 0.15),
+        font=fonts[int(rng.integers(len(fonts)))],
+        numeral_size=float(rng.uniform(0.45, 0.62)),
+        stroke=float(rng.uniform(0.0, 0.03)),
+        pip=float(rng.uniform(0.065, 0.095)),
+    )
 
 
 @dataclass
@@ -88,11 +164,16 @@ def draw_setup(
     touching: float = 0.3,
 ) -> Setup:
     """Felt, light, camera and a resting place for each die (cocked ones lean by the wall)."""
+    return place_dice(rng, draw_table(rng, size), specs, touching)
+
+
+def draw_table(rng: np.random.Generator, size: tuple[int, int]) -> Setup:
+    """Felt, light and camera, no dice yet."""
     aspect = size[0] / size[1]
     width = float(rng.uniform(14, 22))
     felt_size = (width, width / aspect * 0.92)
     elevation = math.radians(float(rng.uniform(35, 80)))
-    setup = Setup(
+    return Setup(
         size=size,
         felt=tuple(
             float(c) * float(rng.uniform(0.7, 1.3)) for c in FELTS[rng.integers(len(FELTS))]
@@ -120,8 +201,16 @@ def draw_setup(
             else (0.0, 0.0)
         ),
     )
+
+
+def place_dice(
+    rng: np.random.Generator, table: Setup, specs: list[DieSpec], touching: float = 0.3
+) -> Setup:
+    """The table with a resting place for each die (cocked ones lean by the wall); a die with
+    no room left is not placed (labels say what is there)."""
+    setup = replace(table, dice=[])
     placed: list[tuple[float, float, float]] = []  # x, y, radius
-    half_w, half_h = felt_size[0] / 2, felt_size[1] / 2
+    half_w, half_h = setup.felt_size[0] / 2, setup.felt_size[1] / 2
     for spec in specs:
         solid, scale, reach = _solid(spec.kind), _scale(spec.kind), _radius(spec.kind)
         turn = float(rng.uniform(0, 2 * math.pi))
@@ -215,17 +304,18 @@ def _disc(radius: float, centre, right, up, normal, lift: float, sides: int = 16
     return ring, [tuple(range(sides))]
 
 
-def _marks(bpy, die, solid: geometry.Solid, spec: DieSpec, ink) -> None:
+def _marks(bpy, die, solid: geometry.Solid, spec: DieSpec, ink, dice_set: DiceSet) -> None:
     """Pips or numerals on every face, as thin shapes just above it, parented to the die."""
     from mathutils import Matrix
 
+    font = _font(bpy, dice_set.font)
     for f, value in enumerate(solid.values):
         n, up, centre = solid.normal(f), solid.up[f], solid.centre(f)
         right = np.cross(up, n)
         if spec.kind == "d6":
             vertices, faces = [], []
             for px, py in geometry.PIPS[value]:
-                ring, poly = _disc(0.085, centre + px * right + py * up, right, up, n, 0.002)
+                ring, poly = _disc(dice_set.pip, centre + px * right + py * up, right, up, n, 0.002)
                 faces += [tuple(i + len(vertices) for i in p) for p in poly]
                 vertices += ring
             pips = _mesh(bpy, f"pips{value}", vertices, faces, ink)
@@ -233,8 +323,10 @@ def _marks(bpy, die, solid: geometry.Solid, spec: DieSpec, ink) -> None:
             continue
         curve = bpy.data.curves.new(f"n{value}", type="FONT")
         curve.body = "0" if value == 10 else str(value)
-        curve.size = 0.5
-        curve.offset = 0.025  # bold: thin strokes of dark ink vanish in a clear die's glints
+        if font is not None:
+            curve.font = font
+        curve.size = dice_set.numeral_size
+        curve.offset = dice_set.stroke  # the house set's bold: thin strokes vanish in glints
         curve.align_x, curve.align_y = "CENTER", "CENTER"
         curve.materials.append(ink)
         text = bpy.data.objects.new(f"n{value}", curve)
@@ -270,25 +362,43 @@ def _shadows_through(material, tint) -> None:
     links.new(mix.outputs["Shader"], nodes["Material Output"].inputs["Surface"])
 
 
-def _die(bpy, index: int, spec: DieSpec, rotation: np.ndarray, position: np.ndarray, rng):
+def _font(bpy, name: str | None):
+    """A font file or one of Blender's own typefaces (loaded once a scene), or None for its
+    default."""
+    if name is None:
+        return None
+    folder = bpy.utils.system_resource("DATAFILES", path="fonts")
+    return bpy.data.fonts.load(os.path.join(folder, name), check_existing=True)  # or absolute
+
+
+def _die(
+    bpy,
+    index: int,
+    spec: DieSpec,
+    rotation: np.ndarray,
+    position: np.ndarray,
+    rng: np.random.Generator,
+    dice_set: DiceSet,
+):
     from mathutils import Matrix
 
     solid = _solid(spec.kind)
     transparent = spec.finish == "transparent"
-    roughness = 0.03 if transparent else float(rng.uniform(0.35, 0.55))
+    colour = dice_set.body[spec.colour]
+    roughness = 0.03 if transparent else float(rng.uniform(*dice_set.frosted_roughness))
     # frosted: milky, light goes in and scatters; transparent: clear, the felt shows through
-    transmission = 1.0 if transparent else float(rng.uniform(0.2, 0.5))
-    body, bsdf = _material(bpy, f"body{index}", BODY[spec.colour], roughness, transmission)
+    transmission = 1.0 if transparent else float(rng.uniform(*dice_set.frosted_transmission))
+    body, bsdf = _material(bpy, f"body{index}", colour, roughness, transmission)
     if transparent:
-        _shadows_through(body, BODY[spec.colour])
+        _shadows_through(body, colour)
     else:
         bsdf.inputs["Subsurface Weight"].default_value = 0.3
-    ink, _ = _material(bpy, f"ink{index}", INK[spec.colour], 0.5)
+    ink, _ = _material(bpy, f"ink{index}", dice_set.ink[spec.colour], 0.5)
     die = _mesh(bpy, f"die{index}", solid.vertices, solid.faces, body)
     bevel = die.modifiers.new("bevel", "BEVEL")
     bevel.width = 0.07 if spec.kind == "d6" else 0.04
     bevel.segments = 3
-    _marks(bpy, die, solid, spec, ink)
+    _marks(bpy, die, solid, spec, ink, dice_set)
     scale = _scale(spec.kind)
     pose = np.eye(4)
     pose[:3, :3] = rotation * scale
@@ -351,7 +461,13 @@ class Rendered:
     field_of_view: float  # the camera's across the frame, degrees
 
 
-def render_setup(setup: Setup, rng: np.random.Generator, samples: int = 16, threads: int = 0):
+def render_setup(
+    setup: Setup,
+    rng: np.random.Generator,
+    samples: int = 16,
+    threads: int = 0,
+    dice_set: DiceSet = HOUSE,
+):
     """Build the scene in Blender, render it with and without its dice, and draw the masks."""
     import bpy
 
@@ -375,7 +491,7 @@ def render_setup(setup: Setup, rng: np.random.Generator, samples: int = 16, thre
     camera = _light_and_camera(bpy, setup)
     objects = []
     for i, (spec, rotation, position) in enumerate(setup.dice):
-        objects.append(_die(bpy, i, spec, rotation, position, rng))
+        objects.append(_die(bpy, i, spec, rotation, position, rng, dice_set))
     with tempfile.TemporaryDirectory() as tmp:
         image = _still(bpy, scene, Path(tmp) / "dice.png")
         for die in objects:

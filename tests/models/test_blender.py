@@ -1,7 +1,8 @@
 """The Blender scenes' geometry and layout, without Blender: the solids are real dice, the
 rotation puts the labelled value on top, the dice rest on the felt without overlapping, and
-a knocked table smears the photo of the throw along a line (not the empty tray's), and
-asking for the Blender engine without bpy is one clear error."""
+a knocked table smears the photo of the throw along a line (not the empty tray's), one
+table's throws keep its felt, camera and dice, and asking for the Blender engine without bpy
+(or a dice set without it) is one clear error."""
 
 from __future__ import annotations
 
@@ -12,8 +13,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.blender import geometry
-from models.blender.scene import _radius, _scale, _sensor, _solid, draw_setup, motion_kernel
+from models.blender import geometry, one_table, throw
+from models.blender.scene import (
+    DICE_SETS,
+    _radius,
+    _scale,
+    _sensor,
+    _solid,
+    draw_setup,
+    motion_kernel,
+    place_dice,
+    varied_set,
+)
+from models.common.numeral_fonts import font_files
 from models.synth.layout import random_specs
 
 
@@ -73,6 +85,46 @@ def test_the_dice_rest_on_the_felt_apart() -> None:
                 assert apart >= _radius(a.kind) + _radius(b.kind) - 1e-9
 
 
+def test_one_tables_throws_keep_its_felt_camera_and_dice() -> None:
+    table = one_table(7, (640, 480), ("d10",), impossible=True)
+    assert table == one_table(7, (640, 480), ("d10",), impossible=True)
+    assert table.setup != one_table(8, (640, 480), ("d10",), impossible=True).setup
+    looks = sorted((d.kind, d.colour, d.finish) for d in table.dice)
+    assert [d.colour for d in table.dice].count("red") == 5
+    values = []
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        specs = throw(rng, table, impossible=True, cocked=0.0)
+        assert sorted((d.kind, d.colour, d.finish) for d in specs) == looks
+        setup = place_dice(rng, table.setup, specs)
+        assert (setup.felt, setup.camera_height, setup.sun) == (
+            table.setup.felt,
+            table.setup.camera_height,
+            table.setup.sun,
+        )
+        assert not table.setup.dice  # the table itself stays bare
+        values.append(sorted(d.value for d in specs))
+    assert len({tuple(v) for v in values}) > 1  # each throw lands anew
+    few = throw(np.random.default_rng(0), one_table(7, (640, 480), ("d6", "d10"), False), False, 0)
+    assert 1 <= len(few) <= 10
+
+
+def test_every_dice_set_colours_both_plastics_and_varied_sets_differ() -> None:
+    assert "house" in DICE_SETS and len(DICE_SETS) >= 2
+    for look in DICE_SETS.values():
+        assert set(look.body) == set(look.ink) == {"red", "white"}
+        for colour in ("red", "white"):  # the ink stands out from the plastic
+            assert abs(sum(look.body[colour]) - sum(look.ink[colour])) > 0.5
+        assert look.frosted_roughness[0] <= look.frosted_roughness[1]
+    varied = [varied_set(np.random.default_rng(seed)) for seed in range(30)]
+    assert len({(v.font, v.body["red"], v.ink["white"]) for v in varied}) == 30
+    assert len({v.font for v in varied}) >= min(4, 1 + len(font_files()))  # fonts installed
+    assert all(v.font != DICE_SETS["ivory"].font for v in varied)  # ivory's stays unseen
+    for v in varied:
+        assert set(v.body) == set(v.ink) == {"red", "white"}
+        assert 0.4 < v.numeral_size < 0.65 and 0 <= v.stroke <= 0.03
+
+
 def test_a_knocked_table_smears_the_throw_along_a_line() -> None:
     flat = motion_kernel(5.0, 0.0)
     assert flat.sum() == pytest.approx(1.0) and flat.shape == (5, 5)
@@ -102,6 +154,19 @@ def test_render_with_blender_without_bpy_is_one_clear_error(
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "pip install -e '.[render]'" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("flags", [["--dice-set", "ivory"], ["--one-table", "3"]])
+def test_blender_looks_without_blender_are_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    from device.cli import main
+
+    out = tmp_path / "numpy"
+    code = main(["render", "--n", "1", "--out", str(out), *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--engine blender" in err
     assert not out.exists()
 
 
