@@ -24,6 +24,12 @@ def register(sub: Commands) -> None:
     enr.add_argument("--out", metavar="FILE", help="default: enrolment.json in the data folder")
     enr.add_argument("--labels", metavar="DIR", help="the label files, when not DATASET/labels")
     enr.add_argument("--calibration", metavar="FILE", help="the photos are of this tray")
+    enr.add_argument(
+        "--model",
+        metavar="ONNX",
+        help="die-face model to fit on (default: the shipped one); read later with the same "
+        "--model",
+    )
     enr.set_defaults(func=cmd_enrol)
 
 
@@ -35,13 +41,18 @@ def cmd_enrol(args: argparse.Namespace) -> int:
     from vision.calibration import load as load_calibration
     from vision.enrolment import save
     from vision.errors import VisionError
+    from vision.faces import DEFAULT_MODEL
     from vision.recognise import Recogniser
 
     out = Path(args.out) if args.out else data_dir() / "enrolment.json"
     try:
         calibration = load_calibration(args.calibration) if args.calibration else None
         dataset = open_dataset(args.dataset, Path(args.labels) if args.labels else None)
-        recogniser = Recogniser(calibration, kinds=dataset.kinds)  # type: ignore[arg-type]
+        recogniser = Recogniser(
+            calibration,
+            model=args.model or DEFAULT_MODEL,
+            kinds=dataset.kinds,  # type: ignore[arg-type]
+        )
         labelled = labelled_crops(
             dataset, recogniser.reader, recogniser.finder, calibration, recogniser.leaning
         )

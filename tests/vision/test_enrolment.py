@@ -362,3 +362,17 @@ def test_enrol_without_a_die_found_exits_2(
     assert main(["enrol", str(tmp_path), "--out", str(tmp_path / "e.json")]) == 2
     assert "no labelled die was found" in capsys.readouterr().err
     assert not (tmp_path / "e.json").exists()
+
+
+def test_enrol_fits_on_the_model_it_is_given(
+    photos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "e.json"
+    missing = tmp_path / "candidate.onnx"
+    assert main(["enrol", str(photos), "--model", str(missing), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "candidate.onnx: model file missing" in err and err.count("\n") == 1
+    assert not out.exists()
+    shipped = FaceReader().path
+    assert main(["enrol", str(photos), "--model", str(shipped), "--out", str(out)]) == 0
+    assert load(out, shipped).photos == 3
