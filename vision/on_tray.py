@@ -40,6 +40,9 @@ EVEN = 0.35
 # a box inside a better one whose centre is this many die sides off the better one's may be
 # a second die half hidden by the first; nearer, it is a second look at the same die
 ASIDE = 0.2
+# when a throw shows too many dice, a box whose centre is this many die sides or less from a
+# surer box's is a second look at that die: two dice at rest are never so close
+NEAR = 0.75
 
 
 @dataclass
@@ -302,11 +305,49 @@ def strength(found: TrayDice, index: int, difference: Difference, die_side: floa
     return found.scores[index] * new
 
 
+def drop_second_looks(found: TrayDice, die_side: float, want: int) -> None:
+    """Leave out, with a note, as many boxes as there are dice too many, each within ``NEAR``
+    die sides of a surer box that stays: the detector's second look at one die (a clear
+    die's glints). A box mostly inside a surer one is left to ``take_doubles``."""
+    kept: list[Box] = []
+    doubles: set[int] = set()
+    for i, box in enumerate(found.boxes):  # as take_doubles will see them
+        if is_double(box, kept):
+            doubles.add(i)
+        else:
+            kept.append(box)
+    extra = len(found.boxes) - len(doubles) - want
+    dropped: set[int] = set()
+    for i in sorted(set(range(len(found.boxes))) - doubles, key=lambda k: found.scores[k]):
+        if len(dropped) >= extra:
+            break
+        surer = [
+            j
+            for j in range(len(found.boxes))
+            if j != i
+            and j not in dropped | doubles
+            and found.scores[j] >= found.scores[i]
+            and centre_distance(found.boxes[i], found.boxes[j]) <= NEAR * die_side
+        ]
+        if surer:
+            dropped.add(i)
+            found.notes.append(
+                f"{len(found.boxes)} dice seen: the box at {where(found.boxes[i])} is a second "
+                f"look at the die at {where(found.boxes[surer[0]])} and was left out"
+            )
+            found.left_out.append(found.boxes[i])
+    for i in sorted(dropped, reverse=True):
+        found.remove(i)
+
+
 def fit_count(found: TrayDice, difference: Difference, side: float, want: int) -> None:
-    """Too many dice: the weakest are left out when they are weak (a speck, a glint: much
+    """Too many dice: a second look at one die is left out (``drop_second_looks``), then the
+    weakest when they are weak (a speck, a glint: much
     less sure than the typical die of the throw), with a note; too few: a region under one
     box that holds two dice is split, its dice flagged. Otherwise the count stays as found,
     for the table to say."""
+    if len(found.boxes) > want:
+        drop_second_looks(found, side / difference.scale, want)
     have = len(found.boxes)
     if have > want:
         sureness = [strength(found, i, difference, side / difference.scale) for i in range(have)]

@@ -462,3 +462,36 @@ def test_the_tray_at_rest_is_refreshed_when_empty_and_a_moved_one_is_said() -> N
     notes = recogniser.look_at_empty(shifted)
     assert notes and "moved" in notes[0] and "calibrate again" in notes[0]
     assert Recogniser(kinds=("d6",)).look_at_empty(lighter) is None  # not calibrated
+
+
+def test_a_second_look_at_one_die_is_left_out_when_the_throw_has_too_many(
+    tray: tuple[np.ndarray, Calibration],
+) -> None:
+    """Two boxes half a die apart are one die seen twice (a clear die's glints): two dice at
+    rest are never so close. Left out when the game says there are too many; two touching
+    dice, a die apart, both stay."""
+    empty, calibration = tray
+    assert calibration.empty is not None
+    side = round(calibration.die_side)
+    frame, (first, second) = with_dice(empty, (120, 100), (300, 200), side=side)
+    small = calibration.empty.shrink(frame)
+    difference = calibration.empty.difference(
+        small, calibration.empty.align(small), calibration.felt
+    )
+    boxes = [tuple(float(v) for v in b) for b in (first, second)]
+    x0, y0, x1, y1 = boxes[0]
+    glint = (x0 + side / 2, y0 + side / 8, x1 + side / 2, y1 + side / 8)  # half a die off
+    detected = [(boxes[0], 0.9), (boxes[1], 0.6), (glint, 0.7)]  # not the weakest
+    found = on_tray(detected, calibration, difference, expected=2)
+    assert found.boxes == boxes and found.left_out == [glint]
+    assert any("second look" in note for note in found.notes)
+    assert len(on_tray(detected, calibration, difference).boxes) == 3  # no count: as found
+
+    frame, (left, right) = with_dice(empty, (200, 150), (200 + side, 150), side=side)
+    small = calibration.empty.shrink(frame)
+    difference = calibration.empty.difference(
+        small, calibration.empty.align(small), calibration.felt
+    )
+    touching = [(tuple(float(v) for v in b), s) for b, s in ((left, 0.9), (right, 0.8))]
+    found = on_tray(touching, calibration, difference, expected=1)
+    assert len(found.boxes) == 2 and not any("second look" in n for n in found.notes)
