@@ -341,11 +341,11 @@ def drop_second_looks(found: TrayDice, die_side: float, want: int) -> None:
 
 
 def fit_count(found: TrayDice, difference: Difference, side: float, want: int) -> None:
-    """Too many dice: a second look at one die is left out (``drop_second_looks``), then the
-    weakest when they are weak (a speck, a glint: much
-    less sure than the typical die of the throw), with a note; too few: a region under one
-    box that holds two dice is split, its dice flagged. Otherwise the count stays as found,
-    for the table to say."""
+    """Too many dice: second looks at one die are left out (``drop_second_looks``), then the
+    weakest when they are weak (a speck, a glint: much less sure than the typical die of the
+    throw), with a note; too few (also once second looks are out): a region under one box
+    that holds two dice is split, its dice flagged. Otherwise the count stays as found, for
+    the table to say."""
     if len(found.boxes) > want:
         drop_second_looks(found, side / difference.scale, want)
     have = len(found.boxes)

@@ -4,9 +4,10 @@ sometimes a lamp near the camera (glare on glossy dice), a camera above at a sli
 exposure, sensor noise, now and then a soft focus or a smear (motion blur); d6 with painted
 pips and d10 with bold numerals (6 and 9 underlined, "0" for ten), red or white, frosted or
 transparent (real refraction: the felt is seen through them, lit through them), bevelled;
-some touching, some cocked. Labels are exact: each die's value is the face the solid was
-turned to show (``models.blender.geometry``), its mask the projection of its convex solid
-through the camera, nearer dice painted over farther ones.
+some touching, some cocked; in one dice set's plastic, ink and typeface (``DiceSet``).
+Labels are exact: each die's value is the face the solid was turned to show
+(``models.blender.geometry``), its mask the projection of its convex solid through the
+camera, nearer dice painted over farther ones.
 
 Each scene is drawn from one random generator, so a seed gives the same picture; Cycles'
 own noise has a fixed seed too.
