@@ -130,16 +130,22 @@ def on_tray(
     return found
 
 
-def take_doubles(found: TrayDice) -> list[tuple[Box, float]]:
-    """Take out, and return, each box lying mostly inside an earlier one: a second peak on
-    the same die, or a die half hidden by its neighbour."""
+def double_indices(boxes: list[Box]) -> list[int]:
+    """The boxes lying mostly inside an earlier one that is not itself such a box."""
     kept: list[Box] = []
     doubles: list[int] = []
-    for i, box in enumerate(found.boxes):
+    for i, box in enumerate(boxes):
         if is_double(box, kept):
             doubles.append(i)
         else:
             kept.append(box)
+    return doubles
+
+
+def take_doubles(found: TrayDice) -> list[tuple[Box, float]]:
+    """Take out, and return, each box lying mostly inside an earlier one: a second peak on
+    the same die, or a die half hidden by its neighbour."""
+    doubles = double_indices(found.boxes)
     taken = [(found.boxes[i], found.scores[i]) for i in doubles]
     for i in reversed(doubles):
         found.remove(i)
@@ -309,13 +315,7 @@ def drop_second_looks(found: TrayDice, die_side: float, want: int) -> None:
     """Leave out, with a note, as many boxes as there are dice too many, each within ``NEAR``
     die sides of a surer box that stays: the detector's second look at one die (a clear
     die's glints). A box mostly inside a surer one is left to ``take_doubles``."""
-    kept: list[Box] = []
-    doubles: set[int] = set()
-    for i, box in enumerate(found.boxes):  # as take_doubles will see them
-        if is_double(box, kept):
-            doubles.add(i)
-        else:
-            kept.append(box)
+    doubles = set(double_indices(found.boxes))  # as take_doubles will see them
     extra = len(found.boxes) - len(doubles) - want
     dropped: set[int] = set()
     for i in sorted(set(range(len(found.boxes))) - doubles, key=lambda k: found.scores[k]):
