@@ -28,7 +28,7 @@ from vision.detect import INPUT_SIZE, MEAN, MULTIPLE, NMS_IOU, PAD_VALUE, SCALE,
 MODELS = Path(__file__).resolve().parents[1]
 ONNX_PATH = MODELS / "dicefind.onnx"
 OUTPUTS = ["heatmap", "size", "offset"]
-VERSION = "1.6.0"
+VERSION = "1.7.0"
 CREDIT = (
     "Rune55 v3 dataset by a Roboflow user (universe.roboflow.com/rune-zkmvl/rune55), CC BY 4.0; "
     '"Dice" v3 public dataset from Roboflow Universe (GitHub Epanemu/GameDiceRecognition, '
@@ -124,7 +124,8 @@ def card(
                 "whole visible die",
                 *(
                     [
-                        "photoreal renders (models/blender, `--scenes`), a quarter of each batch; "
+                        "photoreal renders (models/blender, `--scenes`), `--scene-share` of the "
+                        "synthetic half of each batch (1.7.0: 0.25, an eighth); "
                         "one scene in ten held out (models/dieface/scene_crops.py VALID_EVERY); "
                         "boxes cover the whole visible die"
                     ]
@@ -136,7 +137,9 @@ def card(
             "epochs": epoch,
             "selected_by": "mean F1 (IoU 0.5) of Rune55 valid (first 200 photos), "
             "roboflow-dice-d6 valid (52 photos) and 100 synthetic valid scenes"
-            + (" and the rendered scenes held out" if rendered else ""),
+            + (" and the rendered scenes held out" if rendered else "")
+            + "; since 1.7.0 the run's last epoch, its candidates compared through the "
+            "whole pipeline on the valid sets (docs/finding-dice.md)",
             "history": [row],
             "command": "python -m models.detector.train (resumes data/runs/detector/last.pt; "
             "1.0.0: 15 epochs, ~28 CPU minutes on 2 shared cores: epoch 1 of 60 steps x 12 at "
@@ -162,7 +165,12 @@ def card(
             "--steps 600 --synth 3000 --minutes 6.83`), the learning rate 3e-3's run, 12 "
             "epochs, best epoch 10 by the same mean F1; threshold kept at 0.4; read in its "
             "mirror images without a calibration, peaks from 0.35 (export `--threshold 0.4 "
-            "--mirrored-threshold 0.35`; docs/finding-dice.md)",
+            "--mirrored-threshold 0.35`; docs/finding-dice.md). 1.7.0: from 1.6.0 on 2 "
+            "CPU cores with photoreal renders of the house and varied dice sets (`python -m "
+            "models.detector.train --from-onnx models/dicefind.onnx --scenes "
+            "data/blender-train12 --scenes data/blender-varied --scene-share 0.25 --lr 2e-4 "
+            "--epochs 20 --steps 100 --batch 32 --crop 256 --threads 2 --workers 2`, 30 "
+            "minutes), its last epoch; thresholds kept (docs/finding-dice.md)",
         },
         "metrics": metrics or {},
         "metrics_command": "taskset -c 0 python -m models.detector.eval --split test --json "

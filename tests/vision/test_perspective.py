@@ -72,15 +72,15 @@ def _match(reading, box):  # the read die over the labelled one
     return max(reading.dice, key=lambda d: overlap(d.box))
 
 
-@pytest.mark.parametrize("index", [1, 82])
+@pytest.mark.parametrize("index", [61, 107])
 def test_a_steeply_seen_die_is_read_from_its_top_face(
     index: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two trays of the wide-camera validation set (seed 9910) where the shipped die-face
     model misreads a flat die seen more than 22° off the axis from its whole box, and reads
     it right from its top face: the pipeline must do the latter. Die-face 2.12.0 with
-    detector 1.6.0's boxes misreads such a die from the whole box on 9 of the 150 trays
-    (1, 51, 61, 82, 105, 107, 108, 130, 138) and from the top face on two (22, 105). When
+    detector 1.7.0's boxes misreads such a die from the whole box on 8 of the 150 trays
+    (28, 48, 61, 105, 107, 108, 130, 138) and from the top face on two (22, 105). When
     a model ships that reads these right anyway, run this body over range(150) and pick two
     it still misreads. The numerals' second look (vision/numerals.py) is left
     out: it reads some of these dice right from either box."""

@@ -213,14 +213,14 @@ def test_calibrating_says_where_the_detector_sees_a_die_and_play_never_reads_it(
     refs: Path, tray: Calibration
 ) -> None:
     """On this tray's empty photo a detector eager enough (threshold 0.1; detector 1.5.0 did
-    at its own 0.4) takes its bottom-right corner (a screw lay there) for a die: the owner is
-    told where, and in play that spot is part of the empty tray, never a die. The shipped
-    detector sees no die there at all."""
+    at its own 0.4) takes its bottom-right corner (a screw lay there) for a die, and 1.7.0
+    a spot of the felt at the left too: the owner is told where, and in play these spots are
+    part of the empty tray, never a die. The shipped detector sees no die there at all."""
     empty = load_image(refs / "background.jpg")
     assert dice_seen(empty, tray) == []
     eager = DiceFinder(threshold=0.1)
     seen = dice_seen(empty, tray, eager)
-    assert len(seen) == 1 and seen[0][0] > 900 and seen[0][1] > 850
+    assert 1 <= len(seen) <= 2 and any(x > 900 and y > 850 for x, y, *_ in seen)
     assert recognise(empty, tray, finder=eager).dice == ()
     photo = load_image(refs / "d6_face05.jpg")  # with a die in it, the die is seen
     die = thrown_die(photo, empty, black_felt(empty))
