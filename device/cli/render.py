@@ -25,22 +25,25 @@ def register(sub: Commands) -> None:
     rnd.add_argument("--impossible", action="store_true", help="ten d10, five red, five white")
     rnd.add_argument(
         "--engine",
-        choices=("numpy", "numpy-wide", "numpy-slanted", "blender"),
+        choices=("numpy", "numpy-wide", "numpy-slanted", "blender", "blender-phone"),
         default="numpy",
         help="numpy: the fast generator (default); numpy-wide: the same seen by a camera as "
         "wide as a Pi camera module's; numpy-slanted: the dice seen by a camera held 20-60 "
         "degrees from straight down, as a phone's photo (the tray still drawn from above); "
-        "blender: photoreal Cycles renders (extra 'render', ~30 s a 640x480 scene)",
+        "blender: photoreal Cycles renders (extra 'render', ~30 s a 640x480 scene); "
+        "blender-phone: the same dice on a table (wood, cloth, cork, a printed board) seen by "
+        "a phone held 20-55 degrees from straight down, no tray and no empty-tray photo",
     )
     rnd.add_argument("--samples", type=int, default=16, help="Cycles samples a pixel (blender)")
     rnd.add_argument(
         "--dice-set",
-        choices=("house", "ivory", "varied"),
+        choices=("house", "ivory", "opaque", "varied"),
         default="house",
         help="the dice's look (blender): house, the look die-face 2.12.0 learned (default); "
         "ivory, a set no model saw (crimson and ivory glossy plastic, gilt and navy numerals in "
-        "Blender's Inter), to measure enrolment; varied, a new set each scene (plastic, ink, "
-        "typeface, weight), for training",
+        "Blender's Inter), to measure enrolment; opaque, another (white with black numerals, "
+        "blue marbled with white ones, in the 'red' slot: colour is not scored); varied, a new "
+        "set each scene (plastic, ink, typeface, weight), for training",
     )
     rnd.add_argument(
         "--one-table",
@@ -73,8 +76,9 @@ def cmd_render(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else Path(__file__).resolve().parents[2] / "data" / "synth"
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} is a file, not a folder")
-    if args.engine != "blender" and (args.dice_set != "house" or args.one_table is not None):
-        raise UsageError("--dice-set and --one-table need --engine blender")
+    blender = args.engine in ("blender", "blender-phone")
+    if not blender and (args.dice_set != "house" or args.one_table is not None):
+        raise UsageError("--dice-set and --one-table need --engine blender or blender-phone")
     engine = None
     if args.engine == "numpy-wide":
         from models.synth.dataset import NUMPY_WIDE
@@ -84,14 +88,15 @@ def cmd_render(args: argparse.Namespace) -> int:
         from models.synth.dataset import NUMPY_SLANTED
 
         engine = NUMPY_SLANTED
-    if args.engine == "blender":
+    if blender:
         try:
             from models.blender import engine as blender_engine
 
-            engine = blender_engine(args.samples, args.dice_set, args.one_table)
+            phone = args.engine == "blender-phone"
+            engine = blender_engine(args.samples, args.dice_set, args.one_table, phone)
         except ImportError as exc:
             raise UsageError(
-                f"--engine blender needs Blender's bpy: pip install -e '.[render]' ({exc})"
+                f"--engine {args.engine} needs Blender's bpy: pip install -e '.[render]' ({exc})"
             ) from None
     try:
         summary = write_dataset(

@@ -1,7 +1,9 @@
 """Photoreal tray scenes rendered by Blender's Cycles (``bpy``, the optional extra
 ``render``): felt with grain and sheen, the tray's wooden wall, a sun and the sky's light,
 sometimes a lamp near the camera (glare on glossy dice), a camera above at a slight slant,
-exposure, sensor noise, now and then a soft focus or a smear (motion blur); d6 with painted
+exposure, sensor noise, now and then a soft focus or a smear (motion blur); or, in the phone
+view, dice on a table (wood, cloth, cork, a printed board) seen by a camera held 20-55° from
+straight down, as the dice in other people's phone photos are; d6 with painted
 pips and d10 with bold numerals (6 and 9 underlined, "0" for ten), red or white, frosted or
 transparent (real refraction: the felt is seen through them, lit through them), bevelled;
 some touching, some cocked; in one dice set's plastic, ink and typeface (``DiceSet``).
@@ -55,6 +57,9 @@ class DiceSet:
     numeral_size: float = 0.5  # of the d10's ring radius
     stroke: float = 0.025  # numerals thickened by this much: bold
     pip: float = 0.085  # a d6 pip's radius, of the side
+    marble: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    # colour -> linear RGB of a second plastic swirled through the first (marbled dice)
+    finish: str | None = None  # every die of the set this finish ("frosted": opaque); None: either
 
 
 HOUSE = DiceSet(
@@ -77,7 +82,23 @@ IVORY = DiceSet(
     stroke=0.0,
     pip=0.07,
 )
-DICE_SETS = {s.name: s for s in (HOUSE, IVORY)}
+#: opaque dice as sold in shops and seen in phone photos: white with black numerals, and blue
+#: marbled with white ones (the blue dice take the "red" slot, so the colour read is not
+#: scored on this set; their values are what it measures)
+OPAQUE = DiceSet(
+    "opaque",
+    body={"red": (0.015, 0.05, 0.3), "white": (0.82, 0.82, 0.8)},
+    ink={"red": (0.85, 0.85, 0.85), "white": (0.01, 0.01, 0.012)},
+    frosted_roughness=(0.2, 0.45),
+    frosted_transmission=(0.0, 0.04),
+    font="Inter.woff2",  # not thickened: an offset outline of Inter's 7 fills its bowl
+    numeral_size=0.6,
+    stroke=0.0,
+    marble={"red": (0.12, 0.22, 0.6)},
+    finish="frosted",
+)
+DICE_SETS = {s.name: s for s in (HOUSE, IVORY, OPAQUE)}
+SURFACES = ("wood", "cloth", "cork", "board")  # under the dice in the phone view
 VARIED = "varied"  # a new set drawn for each scene (:func:`varied_set`)
 RED_INKS = ((0.9, 0.9, 0.85), (0.75, 0.5, 0.12), (0.01, 0.01, 0.012), (0.6, 0.6, 0.55))
 WHITE_INKS = ((0.01, 0.01, 0.012), (0.01, 0.02, 0.12), (0.25, 0.01, 0.01), (0.01, 0.08, 0.02))
@@ -137,11 +158,19 @@ class Setup:
     motion: tuple[float, float]  # the table knocked as the photo was taken: length (px), angle
     dice: list[tuple[DieSpec, np.ndarray, np.ndarray]] = field(default_factory=list)
     # each die: spec, rotation (3x3), position (x, y, z of its centre)
+    surface: str = "felt"  # or one of SURFACES: a table seen by a phone, no tray wall
+    slant: float = 0.0  # the phone's from straight down (radians); its azimuth below
+    azimuth: float = 0.0
+    distance: float = 0.0  # the phone's from the middle of the dice
+    fov: float = 0.0  # the phone's field of view across the frame (degrees)
+    pattern: tuple[float, float] = (1.0, 5.0)  # the table's: scale factor, wood's distortion
 
     @property
     def field_of_view(self) -> float:
         """The camera's across the frame, in degrees: the felt and 75 mm of the wall fill
-        the frame's width at the camera's height."""
+        the frame's width at the camera's height (a phone's is drawn)."""
+        if self.fov:
+            return self.fov
         return math.degrees(2 * math.atan((self.felt_size[0] + 1.5) / (2 * self.camera_height)))
 
 
@@ -163,9 +192,12 @@ def draw_setup(
     size: tuple[int, int],
     specs: list[DieSpec],
     touching: float = 0.3,
+    phone: bool = False,
 ) -> Setup:
-    """Felt, light, camera and a resting place for each die (cocked ones lean by the wall)."""
-    return place_dice(rng, draw_table(rng, size), specs, touching)
+    """Felt, light, camera and a resting place for each die (cocked ones lean by the wall);
+    ``phone``: a table and a phone's camera instead (:func:`draw_phone_table`)."""
+    table = draw_phone_table(rng, size) if phone else draw_table(rng, size)
+    return place_dice(rng, table, specs, touching)
 
 
 def draw_table(rng: np.random.Generator, size: tuple[int, int]) -> Setup:
@@ -201,6 +233,38 @@ def draw_table(rng: np.random.Generator, size: tuple[int, int]) -> Setup:
             if rng.random() < 0.15
             else (0.0, 0.0)
         ),
+    )
+
+
+def draw_phone_table(rng: np.random.Generator, size: tuple[int, int]) -> Setup:
+    """A table (wood, cloth, cork or a printed board) and a phone held 20-55° from straight
+    down, 55-70° across, the dice 40-70 pixels at 640x480 as in other people's photos of
+    their dice; light as on the tray. The dice lie in the middle third of the view."""
+    table = draw_table(rng, size)
+    aspect = size[0] / size[1]
+    width = float(rng.uniform(14, 20))  # across the view at the dice, in d6 sides
+    fov = float(rng.uniform(55, 70))
+    slant = math.radians(float(rng.uniform(20, 55)))
+    distance = width / 2 / math.tan(math.radians(fov) / 2)
+    surface = SURFACES[int(rng.integers(len(SURFACES)))]
+    tone = {
+        "wood": (0.2, 0.09, 0.03),
+        "cloth": tuple(float(c) for c in rng.uniform(0.02, 0.5, 3)),
+        "cork": (0.35, 0.2, 0.09),
+        "board": (0.5, 0.45, 0.35),
+    }[surface]
+    return replace(
+        table,
+        felt=tuple(float(c) * float(rng.uniform(0.7, 1.3)) for c in tone),
+        felt_size=(width * 0.62, width / aspect * 0.45),
+        camera_height=distance * math.cos(slant),
+        camera_tilt=(0.0, 0.0),
+        surface=surface,
+        slant=slant,
+        azimuth=float(rng.uniform(0, 2 * math.pi)),
+        distance=distance,
+        fov=fov,
+        pattern=(float(rng.uniform(0.7, 1.3)), float(rng.uniform(3.0, 9.0))),
     )
 
 
@@ -299,6 +363,77 @@ def _felt(bpy, setup: Setup) -> None:
         _mesh(bpy, "wall", corners, box, wood)
 
 
+def _surface(bpy, setup: Setup) -> None:
+    """The table under the phone's dice: wood grain, woven cloth, cork or a printed board,
+    wide enough to fill the slanted view, no wall."""
+    material, bsdf = _material(bpy, setup.surface, setup.felt, 0.6)
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    where = nodes.new("ShaderNodeTexCoord").outputs["Object"]  # in die sides, not the plane's
+    bump = nodes.new("ShaderNodeBump")
+    links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+    ramp = nodes.new("ShaderNodeValToRGB")
+    dark = tuple(c * 0.55 for c in setup.felt)
+    ramp.color_ramp.elements[0].color = (*dark, 1.0)
+    ramp.color_ramp.elements[1].color = (*setup.felt, 1.0)
+    scale, distortion = setup.pattern
+    if setup.surface == "wood":
+        grain = nodes.new("ShaderNodeTexWave")
+        grain.bands_direction = "X"
+        grain.inputs["Scale"].default_value = 2.0 * scale
+        grain.inputs["Distortion"].default_value = distortion
+        grain.inputs["Detail"].default_value = 8.0
+        pattern = grain.outputs["Fac"]
+        bump.inputs["Strength"].default_value = 0.05
+        bsdf.inputs["Roughness"].default_value = 0.45
+    else:
+        noise = nodes.new("ShaderNodeTexNoise")
+        base = {"cloth": 60.0, "cork": 9.0, "board": 0.6}[setup.surface]
+        noise.inputs["Scale"].default_value = base * scale
+        noise.inputs["Detail"].default_value = 8.0
+        pattern = noise.outputs["Fac"]
+        bump.inputs["Strength"].default_value = {"cloth": 0.3, "cork": 0.6, "board": 0.02}[
+            setup.surface
+        ]
+        bsdf.inputs["Roughness"].default_value = {"cloth": 0.95, "cork": 0.8, "board": 0.35}[
+            setup.surface
+        ]
+        links.new(where, noise.inputs["Vector"])
+    if setup.surface == "wood":
+        links.new(where, grain.inputs["Vector"])
+    links.new(pattern, ramp.inputs["Fac"])
+    links.new(pattern, bump.inputs["Height"])
+    colour = ramp.outputs["Color"]
+    if setup.surface == "board":  # printed fields of colour
+        cells = nodes.new("ShaderNodeTexVoronoi")
+        cells.inputs["Scale"].default_value = 0.25 * scale
+        links.new(where, cells.inputs["Vector"])
+        colour = cells.outputs["Color"]
+    links.new(colour, bsdf.inputs["Base Color"])
+    half = setup.distance * 3
+    square = [(-half, -half, 0), (half, -half, 0), (half, half, 0), (-half, half, 0)]
+    _mesh(bpy, "table", square, [(0, 1, 2, 3)], material)
+
+
+def _marbled(material, body, swirl, rng: np.random.Generator) -> None:
+    """A second plastic swirled through the die's: distorted noise in the die's own
+    coordinates, cut sharp by a colour ramp."""
+    nodes, links = material.node_tree.nodes, material.node_tree.links
+    noise = nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = float(rng.uniform(0.5, 1.0))
+    noise.inputs["Detail"].default_value = 1.0
+    noise.inputs["Distortion"].default_value = float(rng.uniform(1.0, 2.5))
+    noise.noise_dimensions = "4D"  # W: each die's own swirl
+    noise.inputs["W"].default_value = float(rng.uniform(0, 100))
+    links.new(nodes.new("ShaderNodeTexCoord").outputs["Object"], noise.inputs["Vector"])
+    ramp = nodes.new("ShaderNodeValToRGB")
+    ramp.color_ramp.elements[0].position = float(rng.uniform(0.4, 0.5))
+    ramp.color_ramp.elements[0].color = (*body, 1.0)
+    ramp.color_ramp.elements[1].position = ramp.color_ramp.elements[0].position + 0.2
+    ramp.color_ramp.elements[1].color = (*swirl, 1.0)
+    links.new(noise.outputs["Fac"], ramp.inputs["Fac"])
+    links.new(ramp.outputs["Color"], nodes["Principled BSDF"].inputs["Base Color"])
+
+
 def _disc(radius: float, centre, right, up, normal, lift: float, sides: int = 16):
     a = np.linspace(0, 2 * math.pi, sides, endpoint=False)
     ring = [centre + normal * lift + radius * (math.cos(t) * right + math.sin(t) * up) for t in a]
@@ -394,6 +529,8 @@ def _die(
         _shadows_through(body, colour)
     else:
         bsdf.inputs["Subsurface Weight"].default_value = 0.3
+    if spec.colour in dice_set.marble:
+        _marbled(body, colour, dice_set.marble[spec.colour], rng)
     ink, _ = _material(bpy, f"ink{index}", dice_set.ink[spec.colour], 0.5)
     die = _mesh(bpy, f"die{index}", solid.vertices, solid.faces, body)
     bevel = die.modifiers.new("bevel", "BEVEL")
@@ -406,6 +543,24 @@ def _die(
     pose[:3, 3] = position
     die.matrix_world = Matrix(pose.tolist())
     return die
+
+
+Vec3 = tuple[float, float, float]
+
+
+def camera_pose(setup: Setup) -> tuple[Vec3, Vec3]:
+    """The camera's place and rotation (Blender's XYZ Euler angles; unturned, a camera looks
+    straight down): above the felt's middle, a little askew; a phone back along its slant
+    and azimuth, looking at the middle of the dice."""
+    if not setup.slant:
+        return (0.0, 0.0, setup.camera_height), (*setup.camera_tilt, 0.0)
+    back = setup.distance * math.sin(setup.slant)
+    place = (
+        back * math.sin(setup.azimuth),
+        -back * math.cos(setup.azimuth),
+        setup.distance * math.cos(setup.slant),
+    )
+    return place, (setup.slant, 0.0, setup.azimuth)
 
 
 def _light_and_camera(bpy, setup: Setup):
@@ -434,8 +589,7 @@ def _light_and_camera(bpy, setup: Setup):
     camera_data.sensor_width = 36.0
     camera_data.lens = 18.0 / math.tan(math.radians(setup.field_of_view) / 2)
     camera = bpy.data.objects.new("camera", camera_data)
-    camera.location = (0.0, 0.0, setup.camera_height)
-    camera.rotation_euler = (*setup.camera_tilt, 0.0)
+    camera.location, camera.rotation_euler = camera_pose(setup)
     scene.collection.objects.link(camera)
     scene.camera = camera
     return camera
@@ -456,10 +610,11 @@ def _project(scene, camera, points: np.ndarray, size: tuple[int, int]) -> np.nda
 @dataclass
 class Rendered:
     image: np.ndarray  # BGR uint8
-    empty: np.ndarray  # the same tray without dice (what an appliance calibrates on)
+    empty: np.ndarray | None  # the same tray without dice (what an appliance calibrates on)
     masks: np.ndarray  # 0 background, i + 1 = visible pixels of die i
     dice: list[tuple[DieSpec, tuple[int, int, int, int]]]
     field_of_view: float  # the camera's across the frame, degrees
+    slant: float = 0.0  # a phone's from straight down, degrees (0: the tray's camera)
 
 
 def render_setup(
@@ -488,20 +643,26 @@ def render_setup(
     if threads:
         scene.render.threads_mode = "FIXED"
         scene.render.threads = threads
-    _felt(bpy, setup)
+    if setup.surface == "felt":
+        _felt(bpy, setup)
+    else:
+        _surface(bpy, setup)
     camera = _light_and_camera(bpy, setup)
     objects = []
     for i, (spec, rotation, position) in enumerate(setup.dice):
         objects.append(_die(bpy, i, spec, rotation, position, rng, dice_set))
     with tempfile.TemporaryDirectory() as tmp:
         image = _still(bpy, scene, Path(tmp) / "dice.png")
-        for die in objects:
-            for obj in (die, *die.children_recursive):
-                obj.hide_render = True
-        empty = _still(bpy, scene, Path(tmp) / "empty.png")
+        empty = None
+        if setup.surface == "felt":  # a phone's photo has no empty tray to calibrate on
+            for die in objects:
+                for obj in (die, *die.children_recursive):
+                    obj.hide_render = True
+            empty = _sensor(_still(bpy, scene, Path(tmp) / "empty.png"), setup, rng)
     masks, dice = _masks(scene, camera, setup)
     dice_photo = _sensor(image, setup, rng, moved=True)
-    return Rendered(dice_photo, _sensor(empty, setup, rng), masks, dice, setup.field_of_view)
+    slant = round(math.degrees(setup.slant), 1)
+    return Rendered(dice_photo, empty, masks, dice, setup.field_of_view, slant)
 
 
 def motion_kernel(length: float, angle: float) -> np.ndarray:

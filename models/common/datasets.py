@@ -53,7 +53,8 @@ class TrueDie:
 class LabelledPhoto:
     """A photo (BGR pixels) and its dice; ``tray`` is the synthetic table, from which its
     empty photo can be drawn, or ``empty`` the photo of it (a Blender scene's) and
-    ``field_of_view`` its camera's (degrees across; Blender labels written since 2026-11-30)."""
+    ``field_of_view`` its camera's (degrees across; Blender labels written since 2026-11-30),
+    ``labelled_slant`` a phone's from straight down (Blender's phone view)."""
 
     path: Path
     image: np.ndarray
@@ -61,6 +62,13 @@ class LabelledPhoto:
     tray: dict[str, Any] | None = None
     empty: Path | None = None
     field_of_view: float | None = None
+    labelled_slant: float = 0.0  # a Blender phone view's, from its labels
+
+    @property
+    def slant(self) -> float:
+        """The camera's from straight down (degrees) when the labels say it was held at a
+        slant, as a phone is (the slanted generator's tray, a Blender phone view); else 0."""
+        return self.labelled_slant or float((self.tray or {}).get("slant", 0.0))
 
     def camera_field_of_view(self) -> float | None:
         """The camera's field of view across (degrees): the labels', else the synthetic
@@ -232,4 +240,7 @@ def _synthetic_photo(root: Path, label: Path) -> LabelledPhoto:
         raise DatasetError(f"{label}: not a scene label ({exc!r})") from None
     path = root / "images" / f"{label.stem}.png"
     empty = root / data["empty"] if data.get("empty") else None
-    return LabelledPhoto(path, load_image(path), dice, data.get("tray"), empty, field_of_view)
+    slant = float(data.get("slant", 0.0))
+    return LabelledPhoto(
+        path, load_image(path), dice, data.get("tray"), empty, field_of_view, slant
+    )

@@ -9,7 +9,9 @@ jittered as ``synth_crops`` jitters them (the runtime's box comes from the detec
 the renderer's exact pixels).
 
 One scene in ten (file names in name order, every tenth from the tenth) is kept apart to
-pick the epoch on; a cocked die's value is left unlabelled: its top face is not on top.
+pick the epoch on; a cocked die's value is left unlabelled: its top face is not on top. The
+dice of a scene seen at a slant (a phone's view) are held upright: training turns them only
+a little, as the slanted generator's.
 """
 
 from __future__ import annotations
@@ -74,6 +76,8 @@ def folder_crops(
         photo = dataset.load(index)
         rng = np.random.default_rng([seed, index])
         crops = photo_crops(photo.image, photo.dice, copies, rng)
+        if photo.slant:  # a phone's photo: its top face is the one at the top
+            crops = crops.held_upright()
         (valid if index % VALID_EVERY == VALID_EVERY - 1 else train).append(crops)
     return concat(train), concat(valid)
 

@@ -1,7 +1,8 @@
 """The Blender scenes' geometry and layout, without Blender: the solids are real dice, the
 rotation puts the labelled value on top, the dice rest on the felt without overlapping, and
 a knocked table smears the photo of the throw along a line (not the empty tray's), one
-table's throws keep its felt, camera and dice, and asking for the Blender engine without bpy
+table's throws keep its felt, camera and dice, a phone looks at the dice from its slant,
+and asking for the Blender engine without bpy
 (or a dice set without it) is one clear error."""
 
 from __future__ import annotations
@@ -16,10 +17,12 @@ import pytest
 from models.blender import geometry, one_table, throw
 from models.blender.scene import (
     DICE_SETS,
+    SURFACES,
     _radius,
     _scale,
     _sensor,
     _solid,
+    camera_pose,
     draw_setup,
     motion_kernel,
     place_dice,
@@ -109,6 +112,46 @@ def test_one_tables_throws_keep_its_felt_camera_and_dice() -> None:
     assert 1 <= len(few) <= 10
 
 
+def _looking(rotation: tuple[float, float, float]) -> np.ndarray:
+    """Where a Blender camera turned by these XYZ Euler angles looks (unturned: down)."""
+    x, y, z = rotation
+    rx = np.array([[1, 0, 0], [0, math.cos(x), -math.sin(x)], [0, math.sin(x), math.cos(x)]])
+    ry = np.array([[math.cos(y), 0, math.sin(y)], [0, 1, 0], [-math.sin(y), 0, math.cos(y)]])
+    rz = np.array([[math.cos(z), -math.sin(z), 0], [math.sin(z), math.cos(z), 0], [0, 0, 1]])
+    return rz @ ry @ rx @ np.array([0.0, 0.0, -1.0])
+
+
+def test_a_phone_looks_at_the_dice_from_its_slant() -> None:
+    """The phone view: a table of one of the surfaces, the camera 20-55° from straight down
+    and aimed at the middle of the dice, its field of view drawn (not the tray's), the dice
+    lying flat within its middle; the tray's camera looks nearly straight down."""
+    slants = []
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        specs = random_specs(rng, 6, ("d6", "d10"), finish="frosted")
+        setup = draw_setup(rng, (640, 480), specs, phone=True)
+        assert setup.surface in SURFACES and 55 <= setup.field_of_view <= 70
+        slant = math.degrees(setup.slant)
+        assert 20 <= slant <= 55
+        slants.append(slant)
+        place, rotation = camera_pose(setup)
+        to_dice = -np.array(place) / np.linalg.norm(place)
+        assert _looking(rotation) == pytest.approx(to_dice, abs=1e-9)
+        assert math.degrees(math.acos(-to_dice[2])) == pytest.approx(slant)
+        for spec, _, position in setup.dice:
+            assert abs(position[0]) <= setup.felt_size[0] / 2
+            assert abs(position[1]) <= setup.felt_size[1] / 2
+            assert not spec.cocked and spec.finish == "frosted"
+    assert max(slants) - min(slants) > 15
+    tray = draw_setup(np.random.default_rng(0), (640, 480), [])
+    place, rotation = camera_pose(tray)
+    assert tray.surface == "felt" and place[:2] == (0.0, 0.0)
+    assert _looking(rotation)[2] < -0.99  # within a few degrees of straight down
+    phone_table = one_table(7, (640, 480), ("d10",), True, phone=True, finish="frosted")
+    assert phone_table.setup.surface in SURFACES
+    assert {d.finish for d in phone_table.dice} == {"frosted"}
+
+
 def test_every_dice_set_colours_both_plastics_and_varied_sets_differ() -> None:
     assert "house" in DICE_SETS and len(DICE_SETS) >= 2
     for look in DICE_SETS.values():
@@ -116,6 +159,7 @@ def test_every_dice_set_colours_both_plastics_and_varied_sets_differ() -> None:
         for colour in ("red", "white"):  # the ink stands out from the plastic
             assert abs(sum(look.body[colour]) - sum(look.ink[colour])) > 0.5
         assert look.frosted_roughness[0] <= look.frosted_roughness[1]
+        assert set(look.marble) <= {"red", "white"} and look.finish in (None, "frosted")
     varied = [varied_set(np.random.default_rng(seed)) for seed in range(30)]
     assert len({(v.font, v.body["red"], v.ink["white"]) for v in varied}) == 30
     assert len({v.font for v in varied}) >= min(4, 1 + len(font_files()))  # fonts installed
@@ -143,21 +187,24 @@ def test_a_knocked_table_smears_the_throw_along_a_line() -> None:
     assert np.array_equal(_sensor(dot, moved, rng), dot)  # the empty tray was not knocked
 
 
+@pytest.mark.parametrize("engine", ["blender", "blender-phone"])
 def test_render_with_blender_without_bpy_is_one_clear_error(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    engine: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from device.cli import main
 
     monkeypatch.setitem(sys.modules, "bpy", None)  # as on a machine without the extra
     out = tmp_path / "blender"
-    code = main(["render", "--engine", "blender", "--n", "1", "--out", str(out)])
+    code = main(["render", "--engine", engine, "--n", "1", "--out", str(out)])
     err = capsys.readouterr().err
     assert code == 2
     assert len(err.strip().splitlines()) == 1 and "pip install -e '.[render]'" in err
     assert not out.exists()
 
 
-@pytest.mark.parametrize("flags", [["--dice-set", "ivory"], ["--one-table", "3"]])
+@pytest.mark.parametrize(
+    "flags", [["--dice-set", "ivory"], ["--dice-set", "opaque"], ["--one-table", "3"]]
+)
 def test_blender_looks_without_blender_are_one_clear_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
 ) -> None:

@@ -1,10 +1,11 @@
 """Crops of rendered scene folders for training: every labelled die cut ``copies`` times with
-its labels, one scene in ten held apart, a cocked die's value unlabelled, wrong folders
-refused."""
+its labels, one scene in ten held apart, a cocked die's value unlabelled, the dice of a
+scene seen at a slant held upright, wrong folders refused."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +54,21 @@ def test_crops_are_jittered_and_differ_by_seed(scenes: Path) -> None:
     assert np.array_equal(first.images, again.images)  # deterministic by seed
     assert not np.array_equal(first.images, other.images)
     assert not np.array_equal(first.images[0], first.images[1])  # two views of one die
+
+
+def test_the_dice_of_a_scene_seen_at_a_slant_are_held_upright(scenes: Path, tmp_path: Path) -> None:
+    """A phone's photo (a slant in its labels) shows its top face at the top: its crops are
+    turned only a little in training; the overhead scenes' at any angle."""
+    overhead, _ = folder_crops(scenes, copies=1, progress=False)
+    assert not overhead.upright_mask().any()
+    mixed = tmp_path / "mixed"
+    shutil.copytree(scenes, mixed)
+    first = sorted((mixed / "labels").glob("*.json"))[0]
+    data = json.loads(first.read_text(encoding="utf-8"))
+    first.write_text(json.dumps(data | {"slant": 35.0}), encoding="utf-8")
+    train, _ = folder_crops(mixed, copies=2, progress=False)
+    held = train.upright_mask()
+    assert held[: 2 * len(data["dice"])].all() and not held[2 * len(data["dice"]) :].any()
 
 
 def test_several_folders_add_up(scenes: Path) -> None:
