@@ -96,7 +96,7 @@ def said(die: TrueDie | ReadDie) -> str:
 
 @dataclass
 class LookTally:
-    """The flat dice of one colour and finish."""
+    """The flat dice of one colour and finish, or of one kind."""
 
     dice: int = 0
     value_right: int = 0
@@ -165,6 +165,7 @@ class Tally:
     ms: list[float] = field(default_factory=list)
     sizes: Counter[str] = field(default_factory=Counter)
     looks: dict[str, LookTally] = field(default_factory=dict)  # "red transparent": ...
+    kinds: dict[str, LookTally] = field(default_factory=dict)  # "d10": ...
     silent_causes: Counter[str] = field(default_factory=Counter)
     mistakes: list[Mistake] = field(default_factory=list)
 
@@ -283,13 +284,18 @@ class Tally:
         return ok
 
     def _count_look(self, truth: TrueDie, read: ReadDie, ok: bool) -> None:
-        if truth.cocked or truth.colour is None or truth.finish is None:
+        if truth.cocked:
             return
-        look = self.looks.setdefault(f"{truth.colour} {truth.finish}", LookTally())
-        look.dice += 1
-        look.value_right += read.value == truth.value
-        look.flagged += read.flagged
-        look.silent_errors += not ok and not read.flagged
+        tallies = []
+        if truth.colour is not None and truth.finish is not None:
+            tallies.append(self.looks.setdefault(f"{truth.colour} {truth.finish}", LookTally()))
+        if truth.kind is not None:
+            tallies.append(self.kinds.setdefault(truth.kind, LookTally()))
+        for tally in tallies:
+            tally.dice += 1
+            tally.value_right += read.value == truth.value
+            tally.flagged += read.flagged
+            tally.silent_errors += not ok and not read.flagged
 
     def _count_cocked(
         self, truth: Sequence[TrueDie], read: Sequence[ReadDie], pairs: list[tuple[int, int]]
@@ -368,6 +374,7 @@ class Tally:
                 "by_flag": dict(self.by_flag),
             },
             "by_look": {name: self.looks[name].summary() for name in sorted(self.looks)},
+            "by_kind": {name: self.kinds[name].summary() for name in sorted(self.kinds)},
             "cocked": {
                 "labelled": self.cocked,
                 "found": self.cocked_found,

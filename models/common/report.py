@@ -57,6 +57,17 @@ def detection_lines(det: dict[str, Any], photos: int) -> list[str]:
     return lines
 
 
+def look_lines(result: dict[str, Any]) -> list[str]:
+    """The flat dice's values by colour and finish, and by kind where a set holds both."""
+    by_kind = result.get("by_kind", {})
+    groups = [*result["by_look"].items(), *(by_kind.items() if len(by_kind) > 1 else ())]
+    return [
+        f"{name:<21}value {_pct(look['value'])} of {look['dice']} flat dice, "
+        f"{look['flagged']} flagged, {look['silent_errors']} silent errors"
+        for name, look in groups
+    ]
+
+
 def report_lines(result: dict[str, Any]) -> list[str]:
     """The table ``yamscope evaluate`` prints."""
     det, flags, cocked = result["detection"], result["flags"], result["cocked"]
@@ -96,11 +107,7 @@ def report_lines(result: dict[str, Any]) -> list[str]:
             f"{attribute:<12} {_pct(score['accuracy'])}  "
             f"({score['right']} of {score['scored']} matched {dice}{at_size})"
         )
-    for name, look in result["by_look"].items():
-        lines.append(
-            f"{name:<21}value {_pct(look['value'])} of {look['dice']} flat dice, "
-            f"{look['flagged']} flagged, {look['silent_errors']} silent errors"
-        )
+    lines += look_lines(result)
     by_flag = ", ".join(f"{k} {v}" for k, v in sorted(flags["by_flag"].items())) or "none"
     lines += [
         f"whole photos {_pct(whole['share'])} entirely right ({whole['photos']} of "

@@ -267,7 +267,11 @@ def test_a_box_read_on_a_kind_not_played_is_neither_right_nor_extra() -> None:
     assert detection["found_once_photos"]["photos"] == 1 and tally.silent_errors == 0
 
 
-def test_flat_dice_are_told_apart_by_colour_and_finish_where_labelled() -> None:
+def test_flat_dice_are_told_apart_by_look_and_kind_where_labelled() -> None:
+    """By colour and finish, and by kind: the report prints the kinds only where a set
+    holds both (a d10 misread among d6 is what a phone photo's mixed dice show)."""
+    from models.common.report import look_lines
+
     tally = Tally()
     clear = TrueDie((0, 0, 40, 40), 4, "d10", "white", "transparent")
     unlabelled = TrueDie((100, 0, 140, 40), 6)  # a YOLO label: the face only
@@ -279,10 +283,22 @@ def test_flat_dice_are_told_apart_by_colour_and_finish_where_labelled() -> None:
             read((100, 0, 140, 40), 6),
         ),
     )
-    assert tally.summary()["by_look"] == {
+    summary = tally.summary()
+    assert summary["by_look"] == {
         "red frosted": {"dice": 1, "value": 1.0, "flagged": 0, "silent_errors": 0},
         "white transparent": {"dice": 1, "value": 0.0, "flagged": 0, "silent_errors": 1},
     }
+    assert summary["by_kind"] == {
+        "d10": {"dice": 2, "value": 0.5, "flagged": 0, "silent_errors": 1}
+    }
+    assert not any(line.startswith("d10 ") for line in look_lines(summary))
+    d6 = TrueDie((300, 0, 340, 40), 5, "d6", "red", "frosted")
+    tally.add([d6], reading(ReadDie("d6", 2, "red", "frosted", 0.4, d6.box, ("unsure",))))
+    summary = tally.summary()
+    assert summary["by_kind"]["d6"] == {"dice": 1, "value": 0.0, "flagged": 1, "silent_errors": 0}
+    lines = look_lines(summary)
+    assert any(line.startswith("d10 ") and "50.00% of 2 flat dice" in line for line in lines)
+    assert any(line.startswith("d6 ") and "1 flagged" in line for line in lines)
 
 
 # -- datasets ------------------------------------------------------------------------------
