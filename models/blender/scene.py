@@ -403,11 +403,15 @@ def _surface(bpy, setup: Setup) -> None:
     links.new(pattern, ramp.inputs["Fac"])
     links.new(pattern, bump.inputs["Height"])
     colour = ramp.outputs["Color"]
-    if setup.surface == "board":  # printed fields of colour
+    if setup.surface == "board":  # printed fields of colour, in a print's muted inks
         cells = nodes.new("ShaderNodeTexVoronoi")
         cells.inputs["Scale"].default_value = 0.25 * scale
         links.new(where, cells.inputs["Vector"])
-        colour = cells.outputs["Color"]
+        muted = nodes.new("ShaderNodeHueSaturation")
+        muted.inputs["Saturation"].default_value = 0.6
+        muted.inputs["Value"].default_value = 0.45
+        links.new(cells.outputs["Color"], muted.inputs["Color"])
+        colour = muted.outputs["Color"]
     links.new(colour, bsdf.inputs["Base Color"])
     half = setup.distance * 3
     square = [(-half, -half, 0), (half, -half, 0), (half, half, 0), (-half, half, 0)]
