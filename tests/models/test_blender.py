@@ -219,7 +219,8 @@ def test_blender_looks_without_blender_are_one_clear_error(
 
 def test_the_labels_give_the_cameras_field_of_view() -> None:
     """The felt and a little wall fill the frame's width: a camera 1.05-1.25 felt widths
-    up sees about 43-50° across; the labels carry it for the calibration."""
+    up sees about 43-50° across; the labels carry it for the calibration, and a phone's
+    slant for training (its dice are held upright)."""
     from models.blender import labels
     from models.blender.scene import Rendered
 
@@ -231,3 +232,6 @@ def test_the_labels_give_the_cameras_field_of_view() -> None:
     blank = np.zeros((480, 640, 3), np.uint8)
     rendered = Rendered(blank, blank, blank[..., 0], [], setup.field_of_view)
     assert labels(rendered, (640, 480))["field_of_view"] == round(setup.field_of_view, 3)
+    assert "slant" not in labels(rendered, (640, 480))  # from overhead: read at any angle
+    phone = Rendered(blank, None, blank[..., 0], [], 62.0, slant=35.2)
+    assert labels(phone, (640, 480))["slant"] == 35.2
