@@ -39,7 +39,7 @@ def register(sub: Commands) -> None:
         "--dice-set",
         choices=("house", "ivory", "opaque", "varied"),
         default="house",
-        help="the dice's look (blender): house, the look die-face 2.12.0 learned (default); "
+        help="the dice's look (blender): house, the look the die-face model learned (default); "
         "ivory, a set no model saw (crimson and ivory glossy plastic, gilt and navy numerals in "
         "Blender's Inter), to measure enrolment; opaque, another (white with black numerals, "
         "blue marbled with white ones, in the 'red' slot: colour is not scored); varied, a new "

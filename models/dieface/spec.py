@@ -28,5 +28,5 @@ HEADS: dict[str, tuple] = {
 # statistics) so the runtime can apply them without knowing the training data.
 MEAN = 0.5
 STD = 0.25
-VERSION = "2.12.0"
+VERSION = "2.13.0"
 INPUT_NAME = "crops"

@@ -272,7 +272,7 @@ def test_the_kind_is_the_likelier_die_and_no_die_is_doubt() -> None:
 
 # a roboflow-dice-d6 train photo of two dice by a Catan board: the detector boxes a harbour
 # token at the board's edge too
-ROBOFLOW_PHOTO = "dice_207_jpg"
+ROBOFLOW_PHOTO = "dice_314_jpg"
 
 
 def test_without_a_calibration_a_box_on_no_die_is_dropped(rune55: Path) -> None:
