@@ -662,9 +662,11 @@ def render_setup(
             for die in objects:
                 for obj in (die, *die.children_recursive):
                     obj.hide_render = True
-            empty = _sensor(_still(bpy, scene, Path(tmp) / "empty.png"), setup, rng)
+            empty = _still(bpy, scene, Path(tmp) / "empty.png")
     masks, dice = _masks(scene, camera, setup)
-    dice_photo = _sensor(image, setup, rng, moved=True)
+    dice_photo = _sensor(image, setup, rng, moved=True)  # the throw's noise drawn first
+    if empty is not None:
+        empty = _sensor(empty, setup, rng)
     slant = round(math.degrees(setup.slant), 1)
     return Rendered(dice_photo, empty, masks, dice, setup.field_of_view, slant)
 
