@@ -382,6 +382,7 @@ def _surface(bpy, setup: Setup) -> None:
         grain.inputs["Scale"].default_value = 2.0 * scale
         grain.inputs["Distortion"].default_value = distortion
         grain.inputs["Detail"].default_value = 8.0
+        links.new(where, grain.inputs["Vector"])
         pattern = grain.outputs["Fac"]
         bump.inputs["Strength"].default_value = 0.05
         bsdf.inputs["Roughness"].default_value = 0.45
@@ -398,8 +399,6 @@ def _surface(bpy, setup: Setup) -> None:
             setup.surface
         ]
         links.new(where, noise.inputs["Vector"])
-    if setup.surface == "wood":
-        links.new(where, grain.inputs["Vector"])
     links.new(pattern, ramp.inputs["Fac"])
     links.new(pattern, bump.inputs["Height"])
     colour = ramp.outputs["Color"]
