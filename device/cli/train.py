@@ -7,6 +7,10 @@ from pathlib import Path
 
 from device.cli.common import Commands, UsageError, add_look_flags, ask_looks
 
+# The crops' sides a run may ask for: below 32 px the net's three poolings leave nothing of a
+# numeral; above 256 px a crop costs sixteen 64 px ones.
+MIN_SIDE, MAX_SIDE = 32, 256
+
 
 def register(sub: Commands) -> None:
     """The ``train`` command and its options, in the order ``--help`` lists them."""
@@ -48,6 +52,13 @@ def _run_options(trn: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help="crops drawn at random for each epoch (default: all; shorter epochs, more checks)",
+    )
+    trn.add_argument(
+        "--input-size",
+        type=int,
+        metavar="PX",
+        help="the crops' side in pixels, every source cut at it (default 64; larger keeps "
+        "more of a slanted d10's top face and costs more per crop, docs/speed.md)",
     )
     trn.add_argument("--workers", type=int, default=2, help="processes rendering scenes")
     trn.add_argument("--lr", type=float, help="peak learning rate (3e-3; 3e-4 to fine-tune)")
@@ -195,6 +206,12 @@ def cmd_train(args: argparse.Namespace) -> int:
         cfg.synthetic = args.synthetic
     if args.epoch_crops is not None:
         cfg.epoch_crops = args.epoch_crops
+    if args.input_size is not None:
+        if not MIN_SIDE <= args.input_size <= MAX_SIDE:
+            raise UsageError(
+                f"--input-size is a side in pixels, {MIN_SIDE}..{MAX_SIDE}; not {args.input_size}"
+            )
+        cfg.input_size = args.input_size
     if not 0 <= args.wide_share <= 1:
         raise UsageError(f"--wide-share is a share of scenes, 0..1; not {args.wide_share}")
     cfg.wide_share = args.wide_share

@@ -90,6 +90,23 @@ def trunk_widths(convs: list[tuple[np.ndarray, np.ndarray]]) -> tuple[int, int, 
     return a, b, c, d
 
 
+class AtSide(nn.Module):
+    """A net that learned on ``side`` px crops, handed crops of another side: they are resized
+    to ``side`` first (averaged down, or stretched up), so a teacher reads dice at the scale
+    it learned them."""
+
+    def __init__(self, net: nn.Module, side: int) -> None:
+        super().__init__()
+        self.net, self.side = net, side
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        if x.shape[-1] > self.side:
+            x = F.interpolate(x, size=(self.side, self.side), mode="area")
+        elif x.shape[-1] < self.side:
+            x = F.interpolate(x, size=(self.side, self.side), mode="bilinear", align_corners=False)
+        return self.net(x)
+
+
 def load_trunk(features: nn.Sequential, convs: list[tuple[np.ndarray, np.ndarray]]) -> None:
     """Put exported convs (batch norms folded in by the export) into a die-face trunk: each
     batch norm then passes its conv's bias on unchanged. ValueError when the shapes differ."""

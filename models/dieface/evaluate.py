@@ -37,6 +37,11 @@ def session(path: Path = MODEL_PATH, threads: int = 1) -> ort.InferenceSession:
     return open_session(path, threads)
 
 
+def input_side(path: Path) -> int:
+    """The side of the square crops an exported die-face model reads (its input's last axis)."""
+    return int(session(path).get_inputs()[0].shape[-1])
+
+
 def to_input(images: np.ndarray) -> np.ndarray:
     """uint8 crops (N, S, S) grey or (N, S, S, 3) BGR → the float32 (N, 3, S, S) tensor the
     card describes; grey is repeated into the three channels (COLOR_GRAY2BGR)."""
@@ -214,9 +219,12 @@ def synthetic_metrics(model: Path, crops: CropSet) -> dict[str, Any]:
     return result
 
 
-def held_out(scenes: int = SYNTHETIC_SCENES, progress: bool = True) -> CropSet:
-    """Crops of the held-out synthetic scenes (the test seed), rendered once and cached."""
-    return synth_crops.load_synthetic(synth_crops.TEST_SEED, scenes, progress=progress)
+def held_out(
+    scenes: int = SYNTHETIC_SCENES, progress: bool = True, size: int = spec.INPUT_SIZE
+) -> CropSet:
+    """``size`` px crops of the held-out synthetic scenes (the test seed), rendered once and
+    cached."""
+    return synth_crops.load_synthetic(synth_crops.TEST_SEED, scenes, size, progress=progress)
 
 
 def _print_rune55(result: dict[str, Any], split: str) -> None:
@@ -245,11 +253,12 @@ def evaluate_crops(
     ``png`` draws the confusion (one PNG per head for synthetic, ``NAME-head.png``);
     ``mistakes`` the crops whose value was misread."""
     model = model or MODEL_PATH
+    size = input_side(model)
     if synthetic is not None:
-        crops = held_out(synthetic, progress=not as_json)
+        crops = held_out(synthetic, progress=not as_json, size=size)
         result = synthetic_metrics(model, crops) | {"scenes": synthetic}
     else:
-        splits = photos.load_splits(data)
+        splits = photos.load_splits(data, size=size)
         crops = splits[split]
         result = split_metrics(model, crops, splits["train"]) | {"split": split}
     result["latency_one_thread"] = latency_ms(session(model, threads=1), crops.images[:10])

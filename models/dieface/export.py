@@ -51,11 +51,11 @@ CHECK_PER_FACE = 3
 CHECK_SYNTHETIC = 12
 
 
-def export_onnx(model: torch.nn.Module, path: Path) -> None:
+def export_onnx(model: torch.nn.Module, path: Path, size: int = spec.INPUT_SIZE) -> None:
     """Write the model as ONNX through the chain's exporter (models/training), one output per
     head named after its attribute, with a free batch size (the runtime sends all dice at
-    once), and the ``features`` output beside them."""
-    dummy = torch.zeros(1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE)
+    once), reading ``size`` px crops, and the ``features`` output beside them."""
+    dummy = torch.zeros(1, spec.CHANNELS, size, size)
     onnx_export.export_onnx(model, {spec.INPUT_NAME: dummy}, list(spec.HEADS), path)
     with_features(path)
 
@@ -84,7 +84,13 @@ def with_features(path: Path) -> int:
     )
     onnx.checker.check_model(model)
     onnx.save(model, str(path))
-    dummy = np.zeros((1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE), np.float32)
+    return _features_of_zeros(path)
+
+
+def _features_of_zeros(path: Path) -> int:
+    """The size of the features a model gives for one crop of zeros."""
+    side = evaluate.input_side(path)
+    dummy = np.zeros((1, spec.CHANNELS, side, side), np.float32)
     (features,) = evaluate.session(path).run([FEATURES], {spec.INPUT_NAME: dummy})
     return int(features.shape[1])
 
@@ -94,11 +100,7 @@ def features_size(path: Path) -> int | None:
     for output in evaluate.session(path).get_outputs():
         if output.name == FEATURES:
             dims = output.shape
-            if isinstance(dims[1], int):
-                return dims[1]
-            dummy = np.zeros((1, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE), np.float32)
-            (features,) = evaluate.session(path).run([FEATURES], {spec.INPUT_NAME: dummy})
-            return int(features.shape[1])
+            return dims[1] if isinstance(dims[1], int) else _features_of_zeros(path)
     return None
 
 
@@ -302,11 +304,12 @@ def card(
         "kind (d6/d10), top face value, colour, finish and whether cocked, of one die "
         "from a BGR crop centred on it"
     )
+    side = evaluate.input_side(path)
     return header("dieface", spec.VERSION, task, path, parameters) | {
         "weights": "int8 (static QDQ quantisation)" if int8 else "float32",
         "input": {
             "name": spec.INPUT_NAME,
-            "shape": ["batch", spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE],
+            "shape": ["batch", spec.CHANNELS, side, side],
             "dtype": "float32",
             "colour": (
                 "BGR channel order (as OpenCV reads the camera); a grey crop is repeated into "
@@ -315,7 +318,7 @@ def card(
             "crop": (
                 f"square centred on the die's box, side = longer box side x "
                 f"{synth_crops.CROP_SCALE:.2f}, edge pixels repeated past the image border, "
-                f"resized to {spec.INPUT_SIZE}x{spec.INPUT_SIZE} (INTER_AREA when shrinking); "
+                f"resized to {side}x{side} (INTER_AREA when shrinking); "
                 "see vision/faces.py crop_square (the training crops use it too)"
             ),
             "crop_scale": synth_crops.CROP_SCALE,
@@ -437,15 +440,26 @@ def _commands(train_command: list[str], export_command: str, scenes: int) -> dic
     }
 
 
+def run_size(weights: Path) -> int:
+    """The crops' side a run trained on (its summary's ``input_size``; runs from before it:
+    ``spec.INPUT_SIZE``)."""
+    summary = weights.parent / "summary.json"
+    if not summary.exists():
+        return spec.INPUT_SIZE
+    config = json.loads(summary.read_text(encoding="utf-8"))["config"]
+    return int(config.get("input_size", spec.INPUT_SIZE))
+
+
 def _from_weights(
     weights: Path, float_path: Path, splits: dict, synthetic: synth_crops.CropSet
 ) -> dict[str, Any]:
     """The float ONNX of a torch checkpoint, trusted once onnxruntime agrees with torch;
     what the card says of it."""
     model = load_model(weights)
-    export_onnx(model, float_path)
+    size = run_size(weights)
+    export_onnx(model, float_path, size)
     inputs = {
-        "random_16": torch.randn(16, spec.CHANNELS, spec.INPUT_SIZE, spec.INPUT_SIZE),
+        "random_16": torch.randn(16, spec.CHANNELS, size, size),
         "rune55_test": normalise(splits["test"].images),
         "synthetic_test": normalise(synthetic.images),
     }
@@ -520,8 +534,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     torch.manual_seed(0)
-    splits = photos.load_splits(args.data)
-    synthetic = evaluate.held_out(args.synthetic)
+    size = run_size(args.weights) if args.weights else evaluate.input_side(args.onnx)
+    splits = photos.load_splits(args.data, size=size)
+    synthetic = evaluate.held_out(args.synthetic, size=size)
     with tempfile.TemporaryDirectory() as tmp:
         float_path, int8_path = Path(tmp) / "float.onnx", Path(tmp) / "int8.onnx"
         if args.weights is not None:
@@ -531,7 +546,7 @@ def main(argv: list[str] | None = None) -> int:
         metrics = measure(float_path, splits, synthetic)
         calibration = np.concatenate(  # train and valid crops: never the test sets
             [
-                synth_crops.load_synthetic(synth_crops.VALID_SEED, 100).images,
+                synth_crops.load_synthetic(synth_crops.VALID_SEED, 100, size).images,
                 to_bgr(splits["train"].images[::40]),
             ]
         )

@@ -21,8 +21,9 @@ from models.common.matching import iou, match, same_die
 from models.dieface import spec
 from models.dieface.synth_crops import CropSet
 from vision.detect import DiceFinder
-from vision.faces import DEFAULT_MODEL, FaceReader
+from vision.faces import crop_square
 from vision.images import check_frame
+from vision.model import CROP_SCALE
 from vision.segment import from_boxes
 
 # Mining reaches below the detector's own threshold: the near misses are the hard phantoms.
@@ -56,10 +57,13 @@ def mine_photo(
     return kept, labels
 
 
-def mine(split: Path, reader: FaceReader, finder: DiceFinder, progress: bool = True) -> CropSet:
+def mine(
+    split: Path, finder: DiceFinder, size: int, scale: float, progress: bool = True
+) -> CropSet:
     """Every box the detector finds on the photos of a labelled split folder (images/ and
-    labels/, DESIGN.md), cut for the die-face model: see :func:`mine_photo`. A die without a
-    kind in its label is the dataset's kind: d6 (the real photo sets are of d6)."""
+    labels/, DESIGN.md), cut as the runtime cuts it (``size`` px, the box's side x ``scale``):
+    see :func:`mine_photo`. A die without a kind in its label is the dataset's kind: d6 (the
+    real photo sets are of d6)."""
     dataset = open_dataset(split)
     images, kinds, values = [], [], []
     for index in tqdm(range(len(dataset)), desc=f"mining {dataset.name}", disable=not progress):
@@ -68,10 +72,9 @@ def mine(split: Path, reader: FaceReader, finder: DiceFinder, progress: bool = T
         truth = [(d.box, d.value, d.kind or "d6") for d in photo.dice]
         boxes, labels = mine_photo(frame, truth, finder)
         if boxes:
-            images.append(reader.crops(frame, boxes))
+            images.append(np.stack([crop_square(frame, box, size, scale) for box in boxes]))
             kinds += [k for k, _ in labels]
             values += [v for _, v in labels]
-    size = reader.card.size
     crops = np.concatenate(images) if images else np.zeros((0, size, size, 3), np.uint8)
     unknown = np.full(len(kinds), spec.UNKNOWN, np.int64)
     heads = {name: unknown for name in spec.HEADS}
@@ -79,24 +82,23 @@ def mine(split: Path, reader: FaceReader, finder: DiceFinder, progress: bool = T
     return CropSet(crops, heads)
 
 
-def _cache_file(split: Path, finder: DiceFinder, reader: FaceReader) -> Path:
+def _cache_file(split: Path, finder: DiceFinder, size: int, scale: float) -> Path:
     """Where a split's mined crops are kept: named by the split, the detector's bytes and
     threshold, and the cut (another detector finds other boxes)."""
     detector = hashlib.sha1(finder.path.read_bytes()).hexdigest()[:10]
-    key = f"{split.resolve()}|{detector}|{finder.threshold}|{reader.card.size}"
-    key += f"|{reader.card.crop_scale}|{APART_IOU}|v1"
+    key = f"{split.resolve()}|{detector}|{finder.threshold}|{size}|{scale}|{APART_IOU}|v1"
     return photos.CACHE_DIR / f"found-crops-{hashlib.sha1(key.encode()).hexdigest()[:10]}.npz"
 
 
-def load_found(split: Path, progress: bool = True) -> CropSet:
-    """:func:`mine` on a split with the shipped detector (at ``MIN_SCORE``) and the shipped
-    model's cut, cached in ``photos.CACHE_DIR``."""
-    finder, reader = DiceFinder(threshold=MIN_SCORE), FaceReader(DEFAULT_MODEL)
-    cache = _cache_file(split, finder, reader)
+def load_found(split: Path, progress: bool = True, size: int = spec.INPUT_SIZE) -> CropSet:
+    """:func:`mine` on a split with the shipped detector (at ``MIN_SCORE``), cut at ``size``
+    px with the runtime's margin, cached in ``photos.CACHE_DIR``."""
+    finder = DiceFinder(threshold=MIN_SCORE)
+    cache = _cache_file(split, finder, size, CROP_SCALE)
     if cache.exists():
         with np.load(cache) as stored:
             return CropSet(stored["images"], {k: stored[k] for k in spec.HEADS})
-    crops = mine(split, reader, finder, progress)
+    crops = mine(split, finder, size, CROP_SCALE, progress)
     cache.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(cache, images=crops.images, **crops.labels)
     return crops

@@ -40,9 +40,30 @@ def _opset(model: onnx.ModelProto) -> int:
     return next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
 
 
+def _side(model: onnx.ModelProto) -> int:
+    """The side of the square crops a die-face model reads."""
+    return int(model.graph.input[0].type.tensor_type.shape.dim[-1].dim_value)
+
+
+def _resized(crops: str, scale: float, out: str) -> tuple[onnx.NodeProto, onnx.TensorProto]:
+    """A Resize of the crops by ``scale`` (linear, half-pixel centres: at a scale of 2/3 each
+    pixel nearly the average of the area it covers) and its scales' initialiser."""
+    scales = helper.make_tensor(f"{out}_scales", onnx.TensorProto.FLOAT, [4], [1, 1, scale, scale])
+    node = helper.make_node(
+        "Resize",
+        [crops, "", scales.name],
+        [out],
+        mode="linear",
+        coordinate_transformation_mode="half_pixel",
+        name=out,
+    )
+    return node, scales
+
+
 def pair(small: Path, partner: Path, out: Path, share: float = SHARE) -> None:
     """Write to ``out`` one model that reads a crop with both (see the module's docstring);
-    ValueError when the two differ in input, heads or opset."""
+    the pair reads the small net's crops, resized for a partner that reads another side.
+    ValueError when the two differ in heads or opset."""
     if not 0 < share <= 1:
         raise ValueError(f"the partner's share is in (0, 1]; not {share}")
     a, b = onnx.load(str(small)), onnx.load(str(partner))
@@ -58,8 +79,16 @@ def pair(small: Path, partner: Path, out: Path, share: float = SHARE) -> None:
     )
     graph = merged.graph
     crops = spec.INPUT_NAME
-    for node in graph.node:  # one input feeds both nets
-        node.input[:] = [crops if name.endswith("/" + crops) else name for name in node.input]
+    fed = {"small/" + crops: crops, "partner/" + crops: crops}  # one input feeds both nets
+    if _side(b) != _side(a):
+        fed["partner/" + crops] = "pair/partner_crops"
+        resize, scales = _resized(crops, _side(b) / _side(a), fed["partner/" + crops])
+        nodes = [resize, *graph.node]
+        del graph.node[:]
+        graph.node.extend(nodes)
+        graph.initializer.append(scales)
+    for node in graph.node:
+        node.input[:] = [fed.get(name, name) for name in node.input]
     shape = graph.input[0].type
     del graph.input[:]
     graph.input.append(helper.make_value_info(crops, shape))
@@ -198,8 +227,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"--small and --partner are exported die-face models, cards beside: {exc!r}"
             ) from None
         partner.pop("version", None)  # never shipped alone: the pair's version is the model's
-        splits = photos.load_splits(args.data)
-        synthetic = evaluate.held_out(evaluate.SYNTHETIC_SCENES)
+        side = evaluate.input_side(args.small)
+        splits = photos.load_splits(args.data, size=side)
+        synthetic = evaluate.held_out(evaluate.SYNTHETIC_SCENES, size=side)
         staged = Path(tmp) / "pair.onnx"
         pair(args.small, partner_file, staged, args.share)
         metrics = export.measure(staged, splits, synthetic)

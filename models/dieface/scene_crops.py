@@ -46,10 +46,13 @@ def die_row(die: TrueDie) -> tuple[int, ...]:
 
 
 def photo_crops(
-    image: np.ndarray, dice: Sequence[TrueDie], copies: int, rng: np.random.Generator
+    image: np.ndarray,
+    dice: Sequence[TrueDie],
+    copies: int,
+    rng: np.random.Generator,
+    size: int = spec.INPUT_SIZE,
 ) -> CropSet:
-    """``copies`` jittered crops of each die of one rendered photo (BGR)."""
-    size = spec.INPUT_SIZE
+    """``copies`` jittered ``size`` px crops of each die of one rendered photo (BGR)."""
     images, rows = [], []
     for die in dice:
         for _ in range(copies):
@@ -63,7 +66,11 @@ def photo_crops(
 
 
 def folder_crops(
-    root: Path, copies: int = 4, seed: int = 0, progress: bool = True
+    root: Path,
+    copies: int = 4,
+    seed: int = 0,
+    progress: bool = True,
+    size: int = spec.INPUT_SIZE,
 ) -> tuple[CropSet, CropSet]:
     """(train, valid) crops of every die of a rendered scene folder; raises DatasetError when
     ``root`` is not one (a YOLO folder has no colour or finish labels)."""
@@ -75,19 +82,23 @@ def folder_crops(
     for index in tqdm(range(len(dataset)), desc=root.name, unit="scene", disable=not progress):
         photo = dataset.load(index)
         rng = np.random.default_rng([seed, index])
-        crops = photo_crops(photo.image, photo.dice, copies, rng)
+        crops = photo_crops(photo.image, photo.dice, copies, rng, size)
         if photo.slant:  # a phone's photo: its top face is the one at the top
             crops = crops.held_upright()
         (valid if index % VALID_EVERY == VALID_EVERY - 1 else train).append(crops)
-    return concat(train), concat(valid)
+    return concat(train, size), concat(valid, size)
 
 
 def folders_crops(
-    roots: Sequence[Path], copies: int = 4, seed: int = 0, progress: bool = True
+    roots: Sequence[Path],
+    copies: int = 4,
+    seed: int = 0,
+    progress: bool = True,
+    size: int = spec.INPUT_SIZE,
 ) -> tuple[CropSet, CropSet]:
     """The train and valid crops of several rendered scene folders, together."""
-    parts = [folder_crops(Path(r), copies, seed, progress) for r in roots]
-    return concat([t for t, _ in parts]), concat([v for _, v in parts])
+    parts = [folder_crops(Path(r), copies, seed, progress, size) for r in roots]
+    return concat([t for t, _ in parts], size), concat([v for _, v in parts], size)
 
 
 def describe_folders(folders: Sequence[str]) -> list[dict[str, Any]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from vision.reading import NO_DIE
 
+# The crops' side a training run cuts unless told (--input-size); a model's own is on its card.
 INPUT_SIZE = 64
 CHANNELS = 3  # BGR, as OpenCV reads the camera; grey crops are repeated into all three
 KINDS = ("d6", "d10")

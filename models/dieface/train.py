@@ -29,6 +29,7 @@ from torch import nn
 from models.common.norms import restore_norms
 from models.dieface import distil, spec, synth_crops
 from models.dieface.augment import augment
+from models.dieface.evaluate import input_side
 from models.dieface.net import DieFaceNet, grown_heads, normalise, to_bgr
 from models.dieface.pretrained import Lite0FaceNet, is_lite0
 from models.dieface.scene_crops import describe_folders, folders_crops
@@ -100,6 +101,9 @@ class TrainConfig:
     # True: a d6's value loss is taken over 1..6 only (value_loss), so the d6 crops, about
     # seven times as many as the d10 ones, no longer push every d10's 7..10 down
     value_over_kind: bool = False
+    # the crops' side in pixels: every source is cut at it and the exported model reads it;
+    # a larger side keeps more of a slanted d10's small top face, at a cost per crop
+    input_size: int = spec.INPUT_SIZE
 
 
 def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
@@ -372,6 +376,8 @@ def fit(
     teacher = distil.from_onnx(Path(cfg.teacher)).to(device) if cfg.teacher else None
     model = initial_model(train, cfg, weights, teacher)
     model = model.to(device=device, memory_format=torch.channels_last)
+    if teacher is not None:  # it reads the crops at the side it learned
+        teacher = distil.AtSide(teacher, input_side(Path(cfg.teacher)))
     task = DieFaceTask(model, train, valid, cfg, pick or list(valid), teacher, device)
     plan = Plan(cfg.epochs, cfg.lr, cfg.weight_decay, minutes, WARM_UP)
     about = {
@@ -391,10 +397,10 @@ def fit(
 def _synthetic(cfg: TrainConfig, workers: int, progress: bool) -> tuple[CropSet, CropSet]:
     """Synthetic train crops (``cfg.synthetic`` scenes of the train seed) and valid crops (a
     fifteenth as many scenes of the valid seed, at most 400), cut by the recipe
-    ``cfg.wide_share`` names."""
-    recipe: dict[str, Any] = {}
+    ``cfg.wide_share`` names at ``cfg.input_size``."""
+    recipe: dict[str, Any] = {"size": cfg.input_size}
     if cfg.wide_share > 0:
-        recipe = {
+        recipe |= {
             "make": partial(synth_crops.overhead_crops, wide_share=cfg.wide_share),
             "recipe": f"overhead-wide{cfg.wide_share:g}",
         }
@@ -403,11 +409,12 @@ def _synthetic(cfg: TrainConfig, workers: int, progress: bool) -> tuple[CropSet,
     return load(synth_crops.TRAIN_SEED, cfg.synthetic), load(synth_crops.VALID_SEED, scenes)
 
 
-def _slanted(scenes: int, workers: int, progress: bool) -> tuple[CropSet, CropSet]:
+def _slanted(scenes: int, size: int, workers: int, progress: bool) -> tuple[CropSet, CropSet]:
     """Train crops of ``scenes`` slanted scenes, marked upright, and valid crops of a
-    fifteenth as many (at most 400)."""
+    fifteenth as many (at most 400), ``size`` px."""
     load = partial(
         synth_crops.load_synthetic,
+        size=size,
         workers=workers,
         progress=progress,
         make=synth_crops.slanted_crops,
@@ -417,17 +424,17 @@ def _slanted(scenes: int, workers: int, progress: bool) -> tuple[CropSet, CropSe
     return load(synth_crops.TRAIN_SEED, scenes).held_upright(), load(synth_crops.VALID_SEED, held)
 
 
-def _found(roots: Sequence[Path], progress: bool) -> tuple[CropSet, CropSet]:
+def _found(roots: Sequence[Path], size: int, progress: bool) -> tuple[CropSet, CropSet]:
     """What the detector finds on the train and the valid photos of these photo sets (those
-    here), the boxes on no die labelled "none" (found_crops.py)."""
+    here), the boxes on no die labelled "none" (found_crops.py), ``size`` px."""
     from models.dieface.found_crops import load_found
 
     here = [root for root in roots if (root / "train").is_dir()]
     if not here:
         raise FileNotFoundError(f"no photo set to mine: {', '.join(map(str, roots))}")
-    train = [load_found(root / "train", progress) for root in here]
-    valid = [load_found(root / "valid", progress) for root in here]
-    return synth_crops.concat(train), synth_crops.concat(valid)
+    train = [load_found(root / "train", progress, size) for root in here]
+    valid = [load_found(root / "valid", progress, size) for root in here]
+    return synth_crops.concat(train, size), synth_crops.concat(valid, size)
 
 
 def share_repeats(base: CropSet, extra: CropSet, share: float = SCENE_SHARE) -> int:
@@ -443,19 +450,20 @@ def with_scenes(
     scenes: Sequence[Path],
     seed: int,
     progress: bool = True,
+    size: int = spec.INPUT_SIZE,
 ) -> CropSet:
     """``train`` with the dice of rendered scene folders repeated to make about
     ``SCENE_SHARE`` of it (rendered dice are few and dear); their held-out tenth goes into
     ``valid`` as "scenes_valid" and into ``pick``. No folders: ``train`` as it is."""
     if not scenes:
         return train
-    scene_train, scene_valid = folders_crops(scenes, seed=seed, progress=progress)
+    scene_train, scene_valid = folders_crops(scenes, seed=seed, progress=progress, size=size)
     if not len(scene_train):
         raise ValueError(f"no dice in the scenes of {', '.join(map(str, scenes))}")
     if len(scene_valid):
         valid["scenes_valid"] = scene_valid
         pick.append("scenes_valid")
-    return synth_crops.concat([train, *[scene_train] * share_repeats(train, scene_train)])
+    return synth_crops.concat([train, *[scene_train] * share_repeats(train, scene_train)], size)
 
 
 def train_dieface(
@@ -480,7 +488,7 @@ def train_dieface(
     from models.common.photos import default_root, load_splits, unseen_mask
 
     cfg = cfg or TrainConfig()
-    splits = load_splits(data, splits=("train", "valid"))
+    splits = load_splits(data, size=cfg.input_size, splits=("train", "valid"))
     rune_train, rune_valid = splits["train"], splits["valid"]
     unseen = rune_valid.subset(unseen_mask(rune_valid, rune_train))
     synth_train, synth_valid = _synthetic(cfg, workers, progress)
@@ -493,20 +501,21 @@ def train_dieface(
     }
     colour_root = (data or default_root()).parent / "roboflow-dice-d6"
     if cfg.colour_repeats and colour_root.is_dir():  # a board game's colour d6 (CC BY 4.0)
-        colour = load_splits(colour_root, splits=("train", "valid"))
+        colour = load_splits(colour_root, size=cfg.input_size, splits=("train", "valid"))
         photos += [rune55_set(colour["train"].images, colour["train"].labels)] * cfg.colour_repeats
         valid["colour_valid"] = rune55_set(colour["valid"].images, colour["valid"].labels)
     pick = ["rune55_valid", "synth_valid"]
     if cfg.found_repeats:
-        found, valid["found_valid"] = _found([data or default_root(), colour_root], progress)
+        roots = [data or default_root(), colour_root]
+        found, valid["found_valid"] = _found(roots, cfg.input_size, progress)
         photos += [found] * cfg.found_repeats
         pick.append("found_valid")
     if cfg.slanted:
-        slanted, valid["slant_valid"] = _slanted(cfg.slanted, workers, progress)
+        slanted, valid["slant_valid"] = _slanted(cfg.slanted, cfg.input_size, workers, progress)
         photos = [crops.held_upright() for crops in photos] + [slanted]
-    train = synth_crops.concat([synth_train, *photos])
+    train = synth_crops.concat([synth_train, *photos], cfg.input_size)
     cfg.scenes = tuple(str(folder) for folder in scenes)
-    train = with_scenes(train, valid, pick, scenes, cfg.seed, progress)
+    train = with_scenes(train, valid, pick, scenes, cfg.seed, progress, cfg.input_size)
     return fit(
         train,
         valid,
@@ -538,12 +547,12 @@ def finetune_corrections(
     """
     from models.dieface.corrections import load_corrections
 
-    corrections = load_corrections(folder)
+    corrections = load_corrections(folder, cfg.input_size)
     if not len(corrections):
         raise ValueError(f"{folder}: no corrected crops")
     synth_train, synth_valid = _synthetic(cfg, workers, progress)
     repeats = max(1, round(len(synth_train) / (3 * len(corrections))))
-    mixed = synth_crops.concat([synth_train, *[corrections] * repeats])
+    mixed = synth_crops.concat([synth_train, *[corrections] * repeats], cfg.input_size)
     return fit(
         mixed,
         {"corrections": corrections, "synth_valid": synth_valid},

@@ -85,3 +85,7 @@ def test_a_split_is_mined_once_and_read_back(
     again = load_found(split, progress=False)  # from the cache: the same crops
     assert np.array_equal(again.images, mined.images)
     assert np.array_equal(again.labels["value"], mined.labels["value"])
+    larger = load_found(split, progress=False, size=96)  # cut again, at another side
+    assert larger.images.shape == (5, 96, 96, 3)
+    assert np.array_equal(larger.labels["kind"], mined.labels["kind"])
+    assert len(list((tmp_path / "cache").glob("found-crops-*.npz"))) == 2

@@ -15,8 +15,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
+import torch.nn.functional as F
 
-from models.dieface import export, spec
+from models.dieface import evaluate, export, spec
 from models.dieface.export import FEATURES, export_onnx
 from models.dieface.net import DieFaceNet
 from models.dieface.pair import main as pair_main
@@ -124,3 +125,23 @@ def test_the_pair_command_says_what_is_wrong_with_a_part_without_its_card(
     with pytest.raises(SystemExit, match="cards beside"):
         pair_main(["--small", str(small), "--partner", str(partner), "--out", str(out)])
     assert not out.exists()
+
+
+def test_a_partner_that_reads_another_side_is_handed_the_crops_resized(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    small = tmp_path / "small96.onnx"
+    export_onnx(DieFaceNet().eval(), small, 96)
+    partner = _net(tmp_path, "partner", 1)  # 64 px crops
+    both = tmp_path / "pair.onnx"
+    pair(small, partner, both, share=0.4)
+    x = np.random.default_rng(3).normal(size=(4, 3, 96, 96)).astype(np.float32)
+    shrunk = F.interpolate(torch.from_numpy(x), size=(64, 64), mode="bilinear", align_corners=False)
+    a, b, read = _read(small, x), _read(partner, shrunk.numpy()), _read(both, x)
+    kind = np.exp(a["kind"] - a["kind"].max(axis=1, keepdims=True))
+    d6 = (kind / kind.sum(axis=1, keepdims=True))[:, [spec.HEADS["kind"].index("d6")]]
+    for head in spec.HEADS:
+        np.testing.assert_allclose(read[head], a[head] + 0.4 * d6 * (b[head] - a[head]), atol=1e-4)
+    np.testing.assert_allclose(read[FEATURES], np.hstack([a[FEATURES], b[FEATURES]]), atol=1e-4)
+    assert evaluate.input_side(both) == 96  # the pair reads the small net's crops
+    part = small_part(onnx.load(str(both)))
+    assert part is not None and part.graph.input[0].type.tensor_type.shape.dim[-1].dim_value == 96

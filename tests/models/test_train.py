@@ -26,7 +26,7 @@ except ImportError as exc:  # a clear failure, not a skip: CI must install the t
 
 from device.cli import main as cli
 from models.common import photos
-from models.dieface import evaluate, export, spec, synth_crops
+from models.dieface import distil, evaluate, export, spec, synth_crops
 from models.dieface.export import export_onnx
 from models.dieface.net import DieFaceNet, normalise
 from models.dieface.pretrained import NECK, Lite0FaceNet
@@ -596,3 +596,45 @@ def test_rendered_dice_make_about_a_quarter_of_an_epoch() -> None:
 
     assert share_repeats(crops(3000), crops(100)) == 10  # 1000 of 4000
     assert share_repeats(crops(300), crops(1000)) == 1  # never fewer than all of them
+
+
+def test_cli_train_cuts_every_source_at_the_side_asked_and_exports_at_it(
+    synthetic_rune55: Path, synth_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
+    args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
+    assert cli([*args, "--input-size", "16"]) == 2
+    assert "--input-size is a side in pixels, 32..256; not 16" in capsys.readouterr().err
+    assert not out.exists()  # refused before anything was cut or trained
+    # a teacher that learned on 64 px crops teaches 48 px ones (distil.AtSide)
+    assert (
+        cli([*args, "--input-size", "48", "--slanted", "1", "--teacher", "models/dieface.onnx"])
+        == 0
+    )
+    assert json.loads((out / "summary.json").read_text("utf-8"))["config"]["input_size"] == 48
+    chunks = list(synth_cache.rglob("*.npz"))
+    assert chunks and all(np.load(c)["images"].shape[1:3] == (48, 48) for c in chunks)
+    assert [p.name[:16] for p in photos.CACHE_DIR.glob("rune55-crops-*")] == ["rune55-crops-48-"]
+    path = tmp_path / "m.onnx"
+    export_onnx(load_model(out / "best.pt"), path, export.run_size(out / "best.pt"))
+    assert evaluate.input_side(path) == 48
+    assert export.run_size(tmp_path / "elsewhere" / "best.pt") == spec.INPUT_SIZE  # no summary
+
+
+def test_a_teacher_reads_crops_at_the_side_it_learned() -> None:
+    torch.manual_seed(0)
+    net = DieFaceNet().eval()
+    taught = distil.AtSide(net, 64)
+    large, small = torch.randn(2, 3, 96, 96), torch.randn(2, 3, 32, 32)
+    with torch.no_grad():
+        shrunk = net(F.interpolate(large, size=(64, 64), mode="area"))
+        grown = net(F.interpolate(small, size=(64, 64), mode="bilinear", align_corners=False))
+        for got, expected in zip(taught(large), shrunk, strict=True):
+            torch.testing.assert_close(got, expected)
+        for got, expected in zip(taught(small), grown, strict=True):
+            torch.testing.assert_close(got, expected)
+        same = torch.randn(2, 3, 64, 64)
+        for got, expected in zip(taught(same), net(same), strict=True):
+            torch.testing.assert_close(got, expected)
+        assert not torch.allclose(net(large)[1], shrunk[1])  # the side does change the read
