@@ -16,6 +16,16 @@ if TYPE_CHECKING:
 _PERMUTATIONS = torch.tensor([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]])
 
 
+# A crop shown at a lower resolution is shown at this share of its side, at random: 24..44 px
+# of a 64 px crop, as much of a crop of any other side (train --input-size).
+BLUR_SHARES = (24 / 64, 44 / 64)
+
+
+def blur_sides(side: int) -> tuple[int, int]:
+    """The least and the most side a ``side`` px crop is shown at when blurred."""
+    return round(side * BLUR_SHARES[0]), round(side * BLUR_SHARES[1])
+
+
 def augment(
     images: torch.Tensor,
     mirror: torch.Tensor,
@@ -60,7 +70,8 @@ def augment(
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="reflection", align_corners=False)
     low = chance(cfg.blur)
     if low.any():
-        side = int(torch.randint(24, 45, (1,), generator=generator, device=device))
+        least, most = blur_sides(x.shape[-1])
+        side = int(torch.randint(least, most + 1, (1,), generator=generator, device=device))
         small = F.interpolate(x[low], size=(side, side), mode="area")
         x[low] = F.interpolate(small, size=x.shape[2:], mode="bilinear", align_corners=False)
     swapped = chance(cfg.swap)

@@ -74,7 +74,7 @@ class TrainConfig:
     tint: float = 0.15  # each channel is multiplied by 1 ± this
     grey: float = 0.15  # the chance a crop is shown grey (Rune55 is grey anyway)
     swap: float = 0.15  # the chance its channels are shuffled (a red die turns blue or green)
-    blur: float = 0.2  # the chance a crop is shown at a lower resolution (24..44 px)
+    blur: float = 0.2  # the chance a crop is shown at a lower resolution (24..44 of 64 px)
     scenes: tuple[str, ...] = ()  # rendered scene folders trained on too (train_dieface)
     # > 0: synthetic crops cut as a calibrated appliance cuts them, this share of the scenes
     # seen by a camera as wide as a Pi camera module's (synth_crops.overhead_crops)

@@ -26,6 +26,7 @@ except ImportError as exc:  # a clear failure, not a skip: CI must install the t
 
 from device.cli import main as cli
 from models.common import photos
+from models.dieface import augment as augment_module
 from models.dieface import distil, evaluate, export, spec, synth_crops
 from models.dieface.export import export_onnx
 from models.dieface.net import DieFaceNet, normalise
@@ -638,3 +639,9 @@ def test_a_teacher_reads_crops_at_the_side_it_learned() -> None:
         for got, expected in zip(taught(same), net(same), strict=True):
             torch.testing.assert_close(got, expected)
         assert not torch.allclose(net(large)[1], shrunk[1])  # the side does change the read
+
+
+def test_a_blurred_crop_loses_the_same_share_of_its_side_at_any_side() -> None:
+    assert augment_module.blur_sides(64) == (24, 44)  # as 2.x trained
+    assert augment_module.blur_sides(96) == (36, 66)
+    assert augment_module.blur_sides(128) == (48, 88)
