@@ -354,6 +354,12 @@ def test_int8_ships_only_if_as_accurate_and_faster() -> None:
     assert not export.int8_verdict(metrics(0.95, 5.0), metrics(0.95, 6.0))["shipped"]
 
 
+def _one_tiny_epoch(out: Path, rune55: Path) -> list[str]:
+    """`yamscope train` arguments for one epoch on two synthetic scenes and a drawn Rune55."""
+    args = ["train", "--out", str(out), "--data", str(rune55), "--threads", "1"]
+    return [*args, "--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
+
+
 def test_cli_train_then_resume_on_a_tiny_dataset(
     synthetic_rune55: Path, synth_cache: Path, tmp_path: Path
 ) -> None:
@@ -372,8 +378,7 @@ def test_cli_train_fine_tunes_lite0_from_imagenet_keeping_its_first_layers_taugh
     synthetic_rune55: Path, synth_cache: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
-    args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
+    args = _one_tiny_epoch(out, synthetic_rune55)
     assert cli([*args, "--backbone", "lite0", "--teacher", "models/dieface.onnx"]) == 0
     trained = load_model(out / "best.pt")
     assert isinstance(trained, Lite0FaceNet)
@@ -439,8 +444,7 @@ def test_cli_train_cuts_overhead_crops_from_wide_and_narrow_cameras_when_asked(
     synthetic_rune55: Path, synth_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "run"
-    args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
-    args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
+    args = _one_tiny_epoch(out, synthetic_rune55)
     assert cli([*args, "--wide-share", "1.5"]) == 2
     assert "--wide-share is a share of scenes, 0..1" in capsys.readouterr().err
     assert not out.exists()  # refused before anything was cut or trained
@@ -460,8 +464,7 @@ def test_cli_train_adds_slanted_scenes_held_upright_with_the_photos(
     synthetic_rune55: Path, synth_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "run"
-    args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
-    args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
+    args = _one_tiny_epoch(out, synthetic_rune55)
     assert cli([*args, "--slanted", "-1"]) == 2
     assert "--slanted is a count of scenes, 0 or more" in capsys.readouterr().err
     assert cli([*args, "--found-repeats", "-1"]) == 2
@@ -603,8 +606,7 @@ def test_cli_train_cuts_every_source_at_the_side_asked_and_exports_at_it(
     synthetic_rune55: Path, synth_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "run"
-    args = ["train", "--out", str(out), "--data", str(synthetic_rune55), "--threads", "1"]
-    args += ["--synthetic", "2", "--workers", "1", "--quiet", "--epochs", "1"]
+    args = _one_tiny_epoch(out, synthetic_rune55)
     assert cli([*args, "--input-size", "16"]) == 2
     assert "--input-size is a side in pixels, 32..256; not 16" in capsys.readouterr().err
     assert not out.exists()  # refused before anything was cut or trained
