@@ -94,7 +94,12 @@ def vision_lines(repeats: int) -> Iterator[str]:
     from vision.bench import RECOGNISE_TARGET_MS, bench_frame, bench_settle
     from vision.images import load_image
     from vision.model_check import check_words
-    from vision.recognise import default_leaning, default_numerals, default_reader
+    from vision.recognise import (
+        default_leaning,
+        default_numerals,
+        default_reader,
+        default_slanted,
+    )
 
     yield (
         f"vision: one still frame, stage by stage, ms over {repeats} repeats, OpenCV and the "
@@ -103,7 +108,8 @@ def vision_lines(repeats: int) -> Iterator[str]:
     reader = default_reader()
     yield (
         f"models: dieface {reader.card.version} ({check_words(reader)}), "
-        f"cocked {default_leaning().card.version}, numerals {default_numerals().card.version}"
+        f"cocked {default_leaning().card.version}, numerals {default_numerals().card.version}, "
+        f"slanted-d10 {default_slanted().card.version}"
     )
     frame, calibration = standard_frame()
     yield from bench_frame(

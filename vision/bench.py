@@ -27,6 +27,7 @@ from vision.recognise import (
     default_leaning,
     default_numerals,
     default_reader,
+    default_slanted,
     detector_side,
     find_dice,
     recognise,
@@ -108,6 +109,7 @@ def stage_timings(
     else:
         out.append(Timing("cocked die", None, None, "overhead only: not run uncalibrated"))
     out.append(numeral_timing(frame, boxes, calibration, reader, kinds, repeats))
+    out.append(slanted_timing(frame, boxes, calibration, kinds, repeats))
     if {"colour", "finish"} <= reader.attributes:
         out.append(Timing("colour/finish", None, None, "the model's heads, in face reading"))
     else:
@@ -152,6 +154,24 @@ def numeral_timing(
         "numeral look (a doubtful d10)",
         *timed(lambda: numerals.digits(frame, boxes[:1]), min(repeats, 10)),
         f"{doubtful} of {len(boxes)} dice doubtful in this frame",
+    )
+
+
+def slanted_timing(
+    frame: np.ndarray,
+    boxes: list,
+    calibration: Calibration | None,
+    kinds: tuple[Kind, ...],
+    repeats: int,
+) -> Timing:
+    """The closer look at a slanted photo's d10 (vision/slanted.py): every die of the frame
+    read again at 96 px, paid only without a calibration in a game with d10."""
+    if calibration is not None or kinds == ("d6",) or not boxes:
+        return Timing("slanted d10 look", None, None, "photos without a calibration, with d10")
+    closer = default_slanted()
+    return Timing(
+        "slanted d10 look (crops + model)",
+        *timed(lambda: closer.read(frame, boxes, overhead=False), repeats),
     )
 
 

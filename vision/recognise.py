@@ -49,6 +49,7 @@ from vision.perspective import top_face_box
 from vision.pips import count_pips
 from vision.reading import NO_DIE, Flag, Kind, ReadDie, Reading, reading_order
 from vision.segment import Blob, Segmentation, from_boxes
+from vision.slanted import DEFAULT_SLANTED_MODEL, slanted_looks
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,12 @@ def default_leaning() -> CockedReader:
 def default_numerals() -> NumeralReader:
     """The shipped numeral model, loaded once per process."""
     return NumeralReader()
+
+
+@lru_cache(maxsize=1)
+def default_slanted() -> FaceReader:
+    """The shipped reader of a slanted photo's d10, loaded once per process."""
+    return FaceReader(DEFAULT_SLANTED_MODEL)
 
 
 @lru_cache(maxsize=2)
@@ -357,6 +364,7 @@ def recognise(
     leaning: CockedReader | None = None,
     expected: int | None = None,
     numerals: NumeralReader | None = None,
+    slanted: FaceReader | None = None,
 ) -> Reading:
     """Every die in a BGR (or grey) frame, in reading order, each with its flags.
 
@@ -370,14 +378,19 @@ def recognise(
     tells it, and the face reading, how slanted the camera sees each die: the face model
     reads the top face's part of the box (vision/perspective.py). ``expected``: how many
     dice were thrown, when the game knows (a calibrated tray then accounts for a count
-    that is off). ``numerals``: the numeral model that reads a doubtful d10 again
-    (default: the shipped one, loaded once)."""
+    that is off). ``numerals``: the numeral model that reads a doubtful d10 again;
+    ``slanted``: the model that reads the d10 of a photo without a calibration again
+    (vision/slanted.py); each by default the shipped one, loaded once."""
     began = time.perf_counter()
     frame = check_frame(frame)
     found = find_dice(frame, calibration, finder, expected=expected)
     if numerals is None:
         numerals = default_numerals()
-    return read_found(frame, found, calibration, reader, coloured, kinds, leaning, began, numerals)
+    if slanted is None:
+        slanted = default_slanted()
+    return read_found(
+        frame, found, calibration, reader, coloured, kinds, leaning, began, numerals, slanted
+    )
 
 
 def read_found(
@@ -390,9 +403,11 @@ def read_found(
     leaning: CockedReader | None,
     began: float,
     numerals: NumeralReader | None = None,
+    slanted: FaceReader | None = None,
 ) -> Reading:
     """The reading of the dice ``found`` in a frame (see :func:`recognise`); ``numerals``:
-    the numeral model that reads a doubtful d10 again (None: not asked)."""
+    the numeral model that reads a doubtful d10 again, ``slanted`` the one that reads a
+    slanted photo's d10 again (None: not asked)."""
     reader = reader or default_reader()
     segmentation = found.segmentation
     boxes = [b.box for b in segmentation.blobs]
@@ -404,6 +419,10 @@ def read_found(
     # a game of one kind tells which dice the second look may mirror; else the kind head does
     d6 = np.full(len(faces), kinds[0] == "d6") if len(kinds) == 1 else None
     guesses = reader.read(frame, faces, overhead=calibration is not None, d6=d6)
+    # not on the overhead tray, in a game of d6 or for a table's own dice: vision/slanted.py
+    closer = slanted if reader.enrolment is None and kinds != ("d6",) else None
+    if calibration is None and closer is not None:
+        guesses = slanted_looks(closer, frame, faces, guesses, kinds == ("d10",))
     needed = ("kind", "value", "colour", "finish") if coloured else ("kind", "value")
     values = tuple(int(v) for v in reader.classes("value"))
     kind_classes = (
@@ -465,6 +484,7 @@ class Recogniser:
         cocked_model: str | Path = DEFAULT_COCKED_MODEL,
         enrolment: Enrolment | None = None,
         numerals_model: str | Path | None = DEFAULT_NUMERALS_MODEL,
+        slanted_model: str | Path | None = DEFAULT_SLANTED_MODEL,
     ) -> None:
         self.reader = FaceReader(model, threads=threads)
         self.finder = DiceFinder(finder_model, threads=threads)
@@ -473,6 +493,10 @@ class Recogniser:
         # None: no second look at a doubtful d10's numeral (to measure what it brings)
         self.numerals = (
             NumeralReader(numerals_model, threads=threads) if numerals_model is not None else None
+        )
+        # None: no closer look at a slanted photo's d10 (to measure what it brings)
+        self.slanted = (
+            FaceReader(slanted_model, threads=threads) if slanted_model is not None else None
         )
         self.calibration = calibration
         self.coloured = coloured
@@ -512,16 +536,20 @@ class Recogniser:
         self.view: View | None = None  # a new calibration is aligned afresh
 
     def check_model(self) -> str | None:
-        """Read the die-face model's check crops (vision/model_check.py), as the appliance
-        does once at start-up. Where the model computes otherwise, or its check crops are
+        """Read the die-face models' check crops (vision/model_check.py), as the appliance
+        does once at start-up. Where a model computes otherwise, or its check crops are
         missing, every die from then on is flagged ``unsure`` and the reason kept in
         ``distrust``: a wrong reading costs a player points, a flagged one a tap."""
-        try:
-            result = check_reader(self.reader)
-        except BadModelError as exc:
-            self.distrust = str(exc)
-        else:
-            self.distrust = None if result.ok else result.line()
+        self.distrust = None
+        for reader in [r for r in (self.reader, self.slanted) if r is not None]:
+            try:
+                result = check_reader(reader)
+            except BadModelError as exc:
+                self.distrust = str(exc)
+            else:
+                self.distrust = None if result.ok else result.line()
+            if self.distrust is not None:
+                break
         return self.distrust
 
     def __call__(self, frame: np.ndarray) -> Reading:
@@ -542,6 +570,7 @@ class Recogniser:
             self.leaning,
             began,
             self.numerals,
+            self.slanted,
         )
         if self.distrust is None:
             return reading

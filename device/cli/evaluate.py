@@ -33,6 +33,18 @@ def register(sub: Commands) -> None:
         action="store_true",
         help="no second look at a doubtful d10's numeral (vision/numerals.py): to measure it",
     )
+    slanted = evs.add_mutually_exclusive_group()
+    slanted.add_argument(
+        "--slanted",
+        metavar="ONNX",
+        help="the model that reads the d10 of a photo without a calibration again "
+        "(vision/slanted.py; default: the shipped one)",
+    )
+    slanted.add_argument(
+        "--no-slanted",
+        action="store_true",
+        help="no such second reading of a slanted photo's d10: to measure what it brings",
+    )
     evs.add_argument("--out", metavar="DIR", help="default: data/evaluate/<dataset name>/")
     evs.add_argument("--limit", type=int, metavar="N", help="only the first N photos")
     evs.add_argument(
@@ -100,6 +112,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             enrolment=Path(args.enrolment) if args.enrolment else None,
             dice=args.dice,
             numerals=not args.no_numerals,
+            slanted=Path(args.slanted) if args.slanted else None,
+            slanted_look=not args.no_slanted,
         )
     except (DatasetError, VisionError) as exc:
         raise UsageError(str(exc)) from None

@@ -87,6 +87,13 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
         "trained on too, about a quarter of each epoch; repeat for more folders",
     )
     trn.add_argument(
+        "--scenes-only",
+        action="store_true",
+        help="train on the --scenes folders' dice alone and pick the epoch on their held-out "
+        "tenth: a reader of one camera's view, such as the slanted photos' d10 reader "
+        "(docs/recognition.md); no synthetic crops or photos",
+    )
+    trn.add_argument(
         "--wide-share",
         type=float,
         default=0.0,
@@ -191,6 +198,24 @@ def _check_resize(weights: Path, widths: tuple[int, int, int, int]) -> None:
         raise UsageError(f"--widths: {exc}") from None
 
 
+def _scenes_alone(args: argparse.Namespace) -> None:
+    """UsageError unless --scenes-only has scenes and no other source to leave out."""
+    if not args.scenes:
+        raise UsageError("--scenes-only trains on --scenes folders: name at least one")
+    others = {
+        "--from-corrections": bool(args.from_corrections),
+        "--slanted": args.slanted > 0,
+        "--wide-share": args.wide_share > 0,
+        "--colour-repeats": args.colour_repeats > 0,
+        "--found-repeats": args.found_repeats > 0,
+        "--rune55-repeats": args.rune55_repeats != 1,
+        "--synthetic": args.synthetic is not None,
+    }
+    named = [option for option, given in others.items() if given]
+    if named:
+        raise UsageError(f"--scenes-only trains on the scenes alone: drop {', '.join(named)}")
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     """Train the die-face CNN on synthetic crops and Rune55, or fine-tune it on corrected
     crops (needs the `train` extra: torch)."""
@@ -228,6 +253,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.slanted < 0:
         raise UsageError(f"--slanted is a count of scenes, 0 or more; not {args.slanted}")
     cfg.slanted = args.slanted
+    if args.scenes_only:
+        _scenes_alone(args)
+        cfg.scenes_only = True
     cfg.backbone = args.backbone
     if args.backbone == "lite0" and args.widths is not None:
         raise UsageError("--backbone lite0 has its own widths: no --widths")

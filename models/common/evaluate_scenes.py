@@ -465,6 +465,8 @@ def evaluate(
     enrolment: Path | None = None,
     dice: int | None = None,
     numerals: bool = True,
+    slanted: Path | None = None,
+    slanted_look: bool = True,
 ) -> tuple[Tally, dict[str, Any]]:
     """Read every photo of ``dataset`` (the first ``limit``) and tally the result; also
     returns how it was read (model, kinds, calibration). ``kinds``: the kinds of dice in
@@ -478,8 +480,10 @@ def evaluate(
     with (vision/enrolment.py; BadEnrolmentError when it cannot be). ``dice``: every photo
     holds this many, as a game's rulebook tells the appliance (a calibrated tray then
     accounts for a count that is off). ``numerals``: the reading looks again at a
-    doubtful d10's numeral (vision/numerals.py; False: to measure without). OpenCV runs on
-    one thread meanwhile, as the model does.
+    doubtful d10's numeral (vision/numerals.py; False: to measure without).
+    ``slanted``: the model that reads a slanted photo's d10 again (vision/slanted.py)
+    instead of the shipped one; ``slanted_look`` False: no such look, to measure without.
+    OpenCV runs on one thread meanwhile, as the model does.
 
     Long: one loop over the photos, tallying every measure the report prints."""
     from tqdm import tqdm
@@ -494,6 +498,10 @@ def evaluate(
             chosen["cocked_model"] = cocked
         if not numerals:
             chosen["numerals_model"] = None
+        if slanted is not None:
+            chosen["slanted_model"] = slanted
+        if not slanted_look:
+            chosen["slanted_model"] = None
         recogniser = Recogniser(
             coloured=synthetic,
             kinds=kinds,  # type: ignore[arg-type]
@@ -544,6 +552,9 @@ def evaluate(
         "numerals": None
         if recogniser.numerals is None
         else {"path": str(recogniser.numerals.path), "version": recogniser.numerals.card.version},
+        "slanted": None
+        if recogniser.slanted is None
+        else {"path": str(recogniser.slanted.path), "version": recogniser.slanted.card.version},
         "kinds": list(kinds),
         "calibrated": calibrate_each,
         "calibration": None if calibration is None else "given",

@@ -145,7 +145,9 @@ def _summary_training(weights: Path) -> dict[str, Any]:
     summary = json.loads(summary_path.read_text(encoding="utf-8"))
     cfg = summary["config"]
     chosen = _chosen_epoch(weights, summary)
+    alone = cfg.get("scenes_only", False)  # the rendered scenes were all it learned
     return {
+        "scenes_only": alone,
         "initialised_from": summary.get("weights") or "random weights",
         "best_epoch": chosen["epoch"],
         "best_score": round(chosen["score"], 4),
@@ -153,9 +155,9 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "crops_per_epoch": cfg["epoch_crops"] or summary.get("train_crops"),
         "peak_learning_rate": cfg["lr"],
         "train_crops": summary.get("train_crops"),
-        "synthetic_scenes": cfg["synthetic"],
+        "synthetic_scenes": 0 if alone else cfg["synthetic"],
         "wide_share": cfg.get("wide_share", 0.0),
-        "rune55_repeats": cfg.get("rune55_repeats", 1),
+        "rune55_repeats": 0 if alone else cfg.get("rune55_repeats", 1),
         "colour_repeats": cfg.get("colour_repeats", 0),
         "found_repeats": cfg.get("found_repeats", 0),
         "slanted_scenes": cfg.get("slanted", 0),
@@ -169,7 +171,7 @@ def _summary_training(weights: Path) -> dict[str, Any]:
         "rendered_scenes": summary.get("rendered_scenes")
         or describe_folders(cfg.get("scenes", ())),
         "train_seconds": round(summary["train_seconds"]),
-        "machine": "2 shared CPU cores, torch CPU, 2 threads",
+        "machine": f"2 shared CPU cores, torch CPU, {cfg.get('threads', 2)} threads",
         "augmentation": (
             f"rotation any angle, scale ±{cfg['max_scale']:.0%}, stretch ±{cfg['max_stretch']:.0%}"
             f", shift ±{cfg['max_shift']:.0%}, mirror (d6 only), contrast up to x{cfg['contrast']}"
@@ -295,8 +297,11 @@ def card(
     metrics: dict[str, Any],
     training: dict[str, Any],
     leakage: dict[str, Any],
+    name: str = "dieface",
+    version: str = spec.VERSION,
 ) -> dict[str, Any]:
-    """The model card as a dict (written next to the .onnx as JSON).
+    """The model card as a dict (written next to the .onnx as JSON); ``name`` and
+    ``version``: another die-face model's (the slanted photos' d10 reader).
 
     Long: the card written out as data."""
     int8 = metrics.get("int8", {}).get("shipped", False)
@@ -305,7 +310,7 @@ def card(
         "from a BGR crop centred on it"
     )
     side = evaluate.input_side(path)
-    return header("dieface", spec.VERSION, task, path, parameters) | {
+    return header(name, version, task, path, parameters) | {
         "weights": "int8 (static QDQ quantisation)" if int8 else "float32",
         "input": {
             "name": spec.INPUT_NAME,
@@ -519,6 +524,10 @@ def main(argv: list[str] | None = None) -> int:
         "--onnx", type=Path, help="an exported model with its card, to measure and ship again"
     )
     parser.add_argument("--out", type=Path, default=ONNX_PATH)
+    parser.add_argument(
+        "--name", default="dieface", help="the card's name (slanted-d10: vision/slanted.py)"
+    )
+    parser.add_argument("--version", default=spec.VERSION, help="the card's version")
     parser.add_argument("--data", type=Path, default=None, help="the rune55-d6 folder")
     parser.add_argument(
         "--synthetic",
@@ -576,6 +585,8 @@ def main(argv: list[str] | None = None) -> int:
         metrics,
         made["training"],
         photos.leakage(splits),
+        args.name,
+        args.version,
     )
     if "exported_again_from" in made:
         described["export"]["exported_again_from"] = made["exported_again_from"]

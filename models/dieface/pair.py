@@ -217,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--share", type=float, default=SHARE, help="the partner's share of a d6")
     parser.add_argument("--out", type=Path, default=export.ONNX_PATH)
     parser.add_argument("--data", type=Path, default=None, help="the rune55-d6 folder")
+    parser.add_argument(
+        "--name", default="dieface", help="the card's name (slanted-d10: vision/slanted.py)"
+    )
+    parser.add_argument("--version", default=spec.VERSION, help="the card's version")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -237,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_bytes(staged.read_bytes())
     command = (
         f"python -m models.dieface.pair --small {args.small} --partner {args.partner} "
-        f"--share {args.share}"
+        f"--share {args.share} --out {args.out} --name {args.name} --version {args.version}"
     )
     metrics["reproduce"] = {
         "small": small["reproduce"],
@@ -257,6 +261,8 @@ def main(argv: list[str] | None = None) -> int:
         metrics,
         training,
         photos.leakage(splits),
+        args.name,
+        args.version,
     )
     described["weights"] = (
         f"{small['weights']} in the small net, {partner['weights']} in the partner"

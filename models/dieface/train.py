@@ -104,6 +104,9 @@ class TrainConfig:
     # the crops' side in pixels: every source is cut at it and the exported model reads it;
     # a larger side keeps more of a slanted d10's small top face, at a cost per crop
     input_size: int = spec.INPUT_SIZE
+    # True: the scene folders' dice alone, the epoch picked on their held-out tenth: a
+    # reader of one camera's view (the slanted photos' d10, vision/faces.py)
+    scenes_only: bool = False
 
 
 def rune55_set(images: np.ndarray, labels: np.ndarray) -> CropSet:
@@ -466,6 +469,17 @@ def with_scenes(
     return synth_crops.concat([train, *[scene_train] * share_repeats(train, scene_train)], size)
 
 
+def scenes_alone(
+    scenes: Sequence[Path], seed: int, progress: bool = True, size: int = spec.INPUT_SIZE
+) -> tuple[CropSet, dict[str, CropSet]]:
+    """The dice of rendered scene folders as the whole training set, and their held-out
+    tenth as "scenes_valid" (ValueError when there are none to train or to pick on)."""
+    train, valid = folders_crops(scenes, seed=seed, progress=progress, size=size)
+    if not len(train) or not len(valid):
+        raise ValueError(f"too few dice in the scenes of {', '.join(map(str, scenes))}")
+    return train, {"scenes_valid": valid}
+
+
 def train_dieface(
     out: Path,
     data: Path | None = None,
@@ -484,10 +498,16 @@ def train_dieface(
 
     ``scenes``: folders of rendered scenes (Blender's) whose dice are cut into the training
     set too, repeated to make about ``SCENE_SHARE`` of it (rendered dice are few and dear);
-    their held-out tenth is scored each epoch and counts in the pick."""
+    their held-out tenth is scored each epoch and counts in the pick; with
+    ``cfg.scenes_only`` they are the whole training set and the pick (:func:`scenes_alone`)."""
     from models.common.photos import default_root, load_splits, unseen_mask
 
     cfg = cfg or TrainConfig()
+    cfg.scenes = tuple(str(folder) for folder in scenes)
+    if cfg.scenes_only:
+        train, valid = scenes_alone(scenes, cfg.seed, progress, cfg.input_size)
+        fitted = {"weights": weights, "resume": resume, "progress": progress, "device": device}
+        return fit(train, valid, out, cfg, pick=list(valid), minutes=minutes, **fitted)
     splits = load_splits(data, size=cfg.input_size, splits=("train", "valid"))
     rune_train, rune_valid = splits["train"], splits["valid"]
     unseen = rune_valid.subset(unseen_mask(rune_valid, rune_train))
@@ -514,7 +534,6 @@ def train_dieface(
         slanted, valid["slant_valid"] = _slanted(cfg.slanted, cfg.input_size, workers, progress)
         photos = [crops.held_upright() for crops in photos] + [slanted]
     train = synth_crops.concat([synth_train, *photos], cfg.input_size)
-    cfg.scenes = tuple(str(folder) for folder in scenes)
     train = with_scenes(train, valid, pick, scenes, cfg.seed, progress, cfg.input_size)
     return fit(
         train,

@@ -582,3 +582,29 @@ def test_evaluate_says_whether_the_numerals_looked_again(
     assert main([*args, "--no-numerals"]) == 0
     alone = json.loads(capsys.readouterr().out)
     assert alone["numerals"] is None
+
+
+def test_evaluate_says_which_model_read_the_slanted_d10_again(
+    scenes: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    models = Path(__file__).resolve().parents[2] / "models"
+    for suffix in (".onnx", ".json", ".check.npz"):
+        shutil.copy(models / f"slanted-d10{suffix}", tmp_path / f"cand{suffix}")
+    args = ["evaluate", str(scenes), "--limit", "1", "--json", "--out", str(tmp_path / "report")]
+    assert main([*args, "--no-calibration"]) == 0
+    shipped = json.loads(capsys.readouterr().out)
+    assert shipped["slanted"]["path"].endswith("slanted-d10.onnx")
+    assert main([*args, "--no-calibration", "--slanted", str(tmp_path / "cand.onnx")]) == 0
+    candidate = json.loads(capsys.readouterr().out)
+    assert candidate["slanted"]["path"] == str(tmp_path / "cand.onnx")
+    assert candidate["attributes"] == shipped["attributes"]  # same weights, same reading
+    assert main([*args, "--no-slanted"]) == 0
+    assert json.loads(capsys.readouterr().out)["slanted"] is None
+    assert main([*args, "--slanted", str(tmp_path / "missing.onnx")]) == 2
+    assert "model file missing" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main([*args, "--slanted", str(tmp_path / "cand.onnx"), "--no-slanted"])
+    assert refused.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

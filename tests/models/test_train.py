@@ -31,6 +31,7 @@ from models.dieface import distil, evaluate, export, spec, synth_crops
 from models.dieface.export import export_onnx
 from models.dieface.net import DieFaceNet, normalise
 from models.dieface.pretrained import NECK, Lite0FaceNet
+from models.dieface.scene_crops import folders_crops
 from models.dieface.train import (
     WARM_UP,
     TrainConfig,
@@ -527,6 +528,36 @@ def test_cli_train_adds_rendered_scenes_and_picks_on_their_held_out_tenth(
     # measured when it trained: a GPU run's folders are not where the card is written
     scenes.rename(tmp_path / "gone")
     assert export._summary_training(tmp_path / "run" / "best.pt")["rendered_scenes"] == rendered
+
+
+def test_cli_train_on_the_scenes_alone_picks_on_their_held_out_tenth(tmp_path: Path) -> None:
+    from models.synth.dataset import write_dataset
+
+    scenes = tmp_path / "scenes"
+    write_dataset(scenes, 20, 7, size=(200, 150), kinds=("d6", "d10"), progress=False)
+    args = ["train", "--out", str(tmp_path / "run"), "--threads", "1", "--quiet", "--epochs", "1"]
+    # no --data: neither Rune55 nor synthetic crops are read, so none are needed
+    assert cli([*args, "--scenes", str(scenes), "--scenes-only", "--input-size", "48"]) == 0
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert set(summary["history"][0]) == {"epoch", "train_loss", "scenes_valid", "score", "seconds"}
+    assert summary["config"]["scenes_only"] and summary["config"]["input_size"] == 48
+    train, valid = folders_crops([scenes], seed=0, progress=False, size=48)
+    assert summary["train_crops"] == len(train) and len(valid) > 0
+    training = export._summary_training(tmp_path / "run" / "best.pt")
+    assert training["scenes_only"] and training["synthetic_scenes"] == 0
+    assert training["rune55_repeats"] == 0
+
+
+def test_cli_train_on_the_scenes_alone_refuses_other_sources(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["train", "--out", str(tmp_path / "run"), "--quiet", "--scenes-only"]
+    assert cli(args) == 2
+    assert "--scenes-only trains on --scenes folders: name at least one" in capsys.readouterr().err
+    scenes = ["--scenes", str(tmp_path)]
+    assert cli([*args, *scenes, "--slanted", "3", "--synthetic", "9"]) == 2
+    assert "on the scenes alone: drop --slanted, --synthetic" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
 
 
 def test_cli_train_refuses_scenes_that_are_not_rendered_ones(
