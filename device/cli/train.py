@@ -90,8 +90,8 @@ def _source_options(trn: argparse.ArgumentParser) -> None:
         "--scenes-only",
         action="store_true",
         help="train on the --scenes folders' dice alone and pick the epoch on their held-out "
-        "tenth: a reader of one camera's view, such as the slanted photos' d10 reader "
-        "(docs/recognition.md); no synthetic crops or photos",
+        "tenth: a reader of one renderer's camera view (tried for slanted photos' d10, "
+        "docs/lab-notes.md); no synthetic crops or photos",
     )
     trn.add_argument(
         "--wide-share",

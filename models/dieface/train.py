@@ -105,7 +105,7 @@ class TrainConfig:
     # a larger side keeps more of a slanted d10's small top face, at a cost per crop
     input_size: int = spec.INPUT_SIZE
     # True: the scene folders' dice alone, the epoch picked on their held-out tenth: a
-    # reader of one camera's view (the slanted photos' d10, vision/faces.py)
+    # reader of one renderer's camera view (tried for slanted photos: docs/lab-notes.md)
     scenes_only: bool = False
 
 

@@ -89,7 +89,8 @@ def test_a_missing_corrupt_or_foreign_check_file_is_one_clear_error(copy: Path) 
 
 def test_cli_check_model_exit_status(copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert cli(["check-model"]) == 0
-    assert "as where it was exported" in capsys.readouterr().out
+    shipped = capsys.readouterr().out  # the die-face model and the slanted photos' d10 one
+    assert shipped.count("as where it was exported") == 2 and "slanted-d10.onnx" in shipped
     assert cli(["check-model", "--model", str(copy)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "check crops are missing" in err
@@ -166,3 +167,18 @@ def test_cli_recognise_flags_every_die_when_the_model_computes_otherwise(
     assert err.count("\n") == 1
     dice = json.loads(out)["dice"]
     assert len(dice) == 2 and all("unsure" in d["flags"] for d in dice)
+
+
+def test_the_slanted_photos_d10_reader_is_checked_too(tmp_path: Path) -> None:
+    import shutil
+
+    from vision.recognise import Recogniser
+    from vision.slanted import DEFAULT_SLANTED_MODEL
+
+    copy = tmp_path / "slanted.onnx"
+    for suffix in (".onnx", ".json"):  # no check crops beside it
+        shutil.copy(DEFAULT_SLANTED_MODEL.with_suffix(suffix), copy.with_suffix(suffix))
+    assert Recogniser(kinds=("d6", "d10")).check_model() is None
+    distrusted = Recogniser(kinds=("d6", "d10"), slanted_model=copy)
+    assert "check crops are missing" in (distrusted.check_model() or "")
+    assert str(check_path(copy)) in (distrusted.distrust or "")  # it names the file
