@@ -106,7 +106,8 @@ def test_every_face_of_the_real_red_d10_is_read_with_its_numeral_looked_at_again
 def test_the_real_red_d10_is_read_without_its_calibration_too(refs: Path) -> None:
     """Read as a single photo (no calibration: `yamscope recognise`), the red d10 is boxed
     whole; seen from above, its numeral still lies at the box's centre, where the second
-    look reads it. Die-face 2.10.0 alone read four of its ten faces as a 6 there."""
+    look reads it. Die-face 2.10.0 alone read four of its ten faces as a 6 there, 2.13.0
+    three; the slanted photos' d10 reader (vision/slanted.py) mends some of them too."""
     empty = load_image(refs / "background.jpg")
     felt = black_felt(empty)
 
@@ -119,9 +120,13 @@ def test_the_real_red_d10_is_read_without_its_calibration_too(refs: Path) -> Non
             read.append(max(dice, key=lambda d: iou(d.box, die)).value)
         return read
 
+    def wrong(read: list[int]) -> int:
+        return sum(v != t for t, v in zip(range(1, 11), read, strict=True))
+
     assert values(Recogniser(kinds=("d10",))) == list(range(1, 11))
-    alone = values(Recogniser(kinds=("d10",), numerals_model=None))
-    assert sum(v != t for t, v in zip(range(1, 11), alone, strict=True)) >= 2, alone
+    alone = values(Recogniser(kinds=("d10",), numerals_model=None, slanted_model=None))
+    closer = values(Recogniser(kinds=("d10",), numerals_model=None))
+    assert wrong(alone) >= 2 and wrong(closer) < wrong(alone), (alone, closer)
 
 
 def test_most_real_flat_dice_are_not_called_cocked(refs: Path, tray: Calibration) -> None:
