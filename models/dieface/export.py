@@ -510,6 +510,14 @@ def _from_onnx(source: Path, float_path: Path) -> dict[str, Any]:
     }
 
 
+def add_card_options(parser: argparse.ArgumentParser) -> None:
+    """The card's ``--name`` and ``--version``: the die-face model's, or another's."""
+    parser.add_argument(
+        "--name", default="dieface", help="the card's name (slanted-d10: vision/slanted.py)"
+    )
+    parser.add_argument("--version", default=spec.VERSION, help="the card's version")
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m models.dieface.export --weights RUN/best.pt``: write the .onnx, check it against
     torch, try int8, write the card with metrics measured on the shipped file, and the check
@@ -524,10 +532,7 @@ def main(argv: list[str] | None = None) -> int:
         "--onnx", type=Path, help="an exported model with its card, to measure and ship again"
     )
     parser.add_argument("--out", type=Path, default=ONNX_PATH)
-    parser.add_argument(
-        "--name", default="dieface", help="the card's name (slanted-d10: vision/slanted.py)"
-    )
-    parser.add_argument("--version", default=spec.VERSION, help="the card's version")
+    add_card_options(parser)
     parser.add_argument("--data", type=Path, default=None, help="the rune55-d6 folder")
     parser.add_argument(
         "--synthetic",

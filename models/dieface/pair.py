@@ -217,10 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--share", type=float, default=SHARE, help="the partner's share of a d6")
     parser.add_argument("--out", type=Path, default=export.ONNX_PATH)
     parser.add_argument("--data", type=Path, default=None, help="the rune55-d6 folder")
-    parser.add_argument(
-        "--name", default="dieface", help="the card's name (slanted-d10: vision/slanted.py)"
-    )
-    parser.add_argument("--version", default=spec.VERSION, help="the card's version")
+    export.add_card_options(parser)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         try:
