@@ -18,14 +18,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.faces import FaceReader, Guess
+from vision.faces import SECOND_LOOK_BELOW, FaceReader, Guess
 from vision.model import MODELS
 
 DEFAULT_SLANTED_MODEL = MODELS / "slanted-d10.onnx"
 TAKEN = ("kind", "value")  # what the closer reader says of a d10; colour and finish stay
-# The shipped model's value below this is doubt (its own second look's threshold too):
-# above it, it reads slanted renders better than the closer reader (docs/lab-notes.md)
-DOUBT_BELOW = 0.9
+# The shipped model's value below this is doubt, as for its own second look: above it, it
+# reads slanted renders better than the closer reader (docs/lab-notes.md)
+DOUBT_BELOW = SECOND_LOOK_BELOW
 
 
 def calls_d10(guesses: dict[str, Guess]) -> bool:
