@@ -69,6 +69,9 @@ COCKED_FROM = 0.5
 # the detector's phantoms (docs/finding-dice.md). A calibrated tray has the empty tray's
 # picture for that, and the players the count.
 NO_DIE_FROM = 0.6
+# ... and a box it finds on no die at least this surely is flagged `unsure`: most of the
+# phantoms kept below NO_DIE_FROM, few dice (docs/lab-notes.md#no_die_doubt).
+NO_DIE_DOUBT = 0.2
 # Count a d6's pips only when the model is less sure than this: the count misses pips under
 # glare, so asking it always adds needless flags (docs/lab-notes.md#pips_check_below).
 PIPS_CHECK_BELOW = 0.95
@@ -438,11 +441,11 @@ def read_found(
         if calibration is not None
         else np.zeros(len(boxes))
     )
-    kept = [
-        i
-        for i, heads in enumerate(guesses)
-        if calibration is not None or no_die(heads.get("kind"), kind_classes) < NO_DIE_FROM
+    # a calibrated tray's empty picture and count say what is a die (docs/finding-dice.md)
+    phantom = [
+        0.0 if calibration is not None else no_die(g.get("kind"), kind_classes) for g in guesses
     ]
+    kept = [i for i in range(len(guesses)) if phantom[i] < NO_DIE_FROM]
     dice = []
     for i in kept:
         blob, heads = segmentation.blobs[i], guesses[i]
@@ -451,7 +454,8 @@ def read_found(
         crop = frame[y0:y1, x0:x1]
         pixels = segmentation.work_pixels(i)
         die = read_die(crop, mask, pixels, blob, segmentation.felt, heads, terms, float(leans[i]))
-        dice.append(flagged(die) if found.distrust or blob.unsure or i in disputed else die)
+        doubted = found.distrust or blob.unsure or i in disputed or phantom[i] >= NO_DIE_DOUBT
+        dice.append(flagged(die) if doubted else die)
     ordered = tuple(dice[i] for i in reading_order([boxes[i] for i in kept]))
     height, width = frame.shape[:2]
     ms = (time.perf_counter() - began) * 1000
