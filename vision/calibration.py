@@ -28,6 +28,10 @@ READS = (1, 2)
 SAME_SHAPE = 0.02  # frames whose width/height differs from the calibration's by more: refused
 WORK_LONG_SIDE = 320  # calibration looks at a copy this wide: the felt is large
 MODE_BIN = 8.0  # Lab units per bin of the histogram that finds the felt's colour
+# The felt reaches across shading whose gradient (Sobel, Lab) stays under this, however smooth
+# the felt: a wall's foot is a sharp step, but a wall just outside the picture shades the
+# felt beside it gently, and dice lie there (docs/finding-dice.md).
+RIDGE_FLOOR = 30.0
 # a felt within this share of its convex hull's area is a whole tray less a shadowed corner
 # or a die at its edge: its outline is the hull
 NOTCH = 0.03
@@ -279,37 +283,45 @@ def mode_colour(lab: np.ndarray, where: np.ndarray) -> np.ndarray:
     return (index + 0.5) * MODE_BIN
 
 
-def felt_region(lab: np.ndarray, threshold: float) -> tuple[np.ndarray, FeltModel]:
+def felt_region(lab: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray, FeltModel]:
     """The felt: the pixels like the most common colour of the middle of the view (judged
     over small patches, so that grain does not break it up and a wall a shade off its
     colour does not join it), the connected region of them that covers the middle, holes
-    (dust, dice) filled."""
+    (dust, dice) filled; and its reach: the same across gentle shading too (``RIDGE_FLOOR``),
+    where dice may lie though the felt's colour and light are fitted without it."""
     height, width = lab.shape[:2]
     middle = np.zeros((height, width), bool)
     middle[height // 4 : 3 * height // 4, width // 4 : 3 * width // 4] = True
     near = np.linalg.norm(lab - mode_colour(lab, middle), axis=2) < 12
     model = FeltModel.fit(lab, near & middle)
-    ridges = edge_lines(lab)
+    ridges, steps = edge_lines(lab), edge_lines(lab, RIDGE_FLOOR)
     for _ in range(2):  # the second fit sees the felt's whole light map
         distance = cv2.blur(model.distance(lab), (5, 5))
-        like = ((distance < threshold) & ~ridges).astype(np.uint8)
-        count, labels = cv2.connectedComponents(like, connectivity=4)
-        if count < 2:
-            raise BadCalibrationError("no felt found in the middle of the view")
-        inside = np.bincount(labels[middle], minlength=count)
-        inside[0] = 0
-        region = fill_holes(labels == int(inside.argmax()))
+        region = connected_over(distance < threshold, ~ridges, middle)
+        reach = connected_over(distance < threshold, ~steps, region) | region
         model = FeltModel.fit(lab, region & (distance < threshold))
-    return region, model
+    return region, reach, model
 
 
-def edge_lines(lab: np.ndarray) -> np.ndarray:
-    """Sharp edges (gradient over four times the median, the felt's grain), thickened by a
-    pixel: the foot of the tray wall, which may be the felt's colour in a dark tray."""
+def connected_over(like: np.ndarray, open_: np.ndarray, seed: np.ndarray) -> np.ndarray:
+    """The region of ``like & open_`` (4-connected) that covers most of ``seed``, holes
+    filled; BadCalibrationError when there is none."""
+    count, labels = cv2.connectedComponents((like & open_).astype(np.uint8), connectivity=4)
+    if count < 2:
+        raise BadCalibrationError("no felt found in the middle of the view")
+    inside = np.bincount(labels[seed], minlength=count)
+    inside[0] = 0
+    return fill_holes(labels == int(inside.argmax()))
+
+
+def edge_lines(lab: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    """Sharp edges (gradient over four times the median, the felt's grain, and over
+    ``floor``), thickened by a pixel: the foot of the tray wall, which may be the felt's
+    colour in a dark tray."""
     gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
     magnitude = np.sqrt((gx * gx + gy * gy).sum(axis=2))
-    strong = (magnitude > 4 * float(np.median(magnitude))).astype(np.uint8)
+    strong = (magnitude > max(4 * float(np.median(magnitude)), floor)).astype(np.uint8)
     return cv2.dilate(strong, np.ones((3, 3), np.uint8)).astype(bool)
 
 
@@ -376,10 +388,11 @@ def calibrate(
     scale = min(1.0, WORK_LONG_SIDE / max(height, width))
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     lab = to_lab(small)
-    region, felt = felt_region(lab, threshold)
+    region, reach, felt = felt_region(lab, threshold)
     felt_pixels = region & (felt.distance(lab) < 2 * threshold)
-    polygon = outline(region) / scale
-    short = min(cv2.minAreaRect(polygon.astype(np.float32))[1])
+    polygon = outline(reach) / scale
+    # the die's size guessed from the felt itself, not from the shaded strip it reaches to
+    short = min(cv2.minAreaRect((outline(region) / scale).astype(np.float32))[1])
     guess = Calibration(
         (width, height),
         tuple((float(x), float(y)) for x, y in polygon),

@@ -13,7 +13,7 @@ import pytest
 from drawn_dice import draw_die, felt, iou
 
 from models.synth import empty_tray, random_scene
-from vision.calibration import Calibration, calibrate
+from vision.calibration import RIDGE_FLOOR, Calibration, calibrate
 from vision.errors import BadCalibrationError
 from vision.on_tray import NEW, on_tray
 from vision.recognise import Recogniser, find_dice, recognise
@@ -495,3 +495,44 @@ def test_a_second_look_at_one_die_is_left_out_when_the_throw_has_too_many(
     touching = [(tuple(float(v) for v in b), s) for b, s in ((left, 0.9), (right, 0.8))]
     found = on_tray(touching, calibration, difference, expected=1)
     assert len(found.boxes) == 2 and not any("second look" in n for n in found.notes)
+
+
+def tray_shaded_beyond_the_picture(seed: int = 0) -> np.ndarray:
+    """A 480x360 photo of green felt under a wooden rim on three sides, the felt running out
+    of the picture on the right, where the wall beyond the picture shades it gently (a
+    smooth felt, as a render's: its grain no larger than the shading's gradient)."""
+    rng = np.random.default_rng(seed)
+    image = np.empty((360, 480, 3), np.float32)
+    image[:] = (40, 80, 130)
+    image[40:320, 50:] = (60, 140, 70)
+    shade = np.ones(480, np.float32)
+    shade[455:] = np.linspace(1.0, 0.6, 25)
+    image *= shade[None, :, None]
+    image += rng.normal(0, 0.7, image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("floor", [RIDGE_FLOOR, 0.0])
+def test_a_die_on_the_felt_shaded_by_a_wall_beyond_the_picture_is_found(
+    floor: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The felt reaches the picture's edge across the wall's soft shade (a wall's foot in
+    view stops it), so a die lying there half out of the picture, which the detector does
+    not find, is new on the felt: added and flagged. Without the reach (floor 0), it is not."""
+    monkeypatch.setattr("vision.calibration.RIDGE_FLOOR", floor)
+    calibration = calibrate(tray_shaded_beyond_the_picture())
+    mask = calibration.area_mask(480, 360)
+    assert not mask[20, 240] and not mask[180, 20]  # the rim stays out
+    frame = tray_shaded_beyond_the_picture(seed=5)
+    side = round(calibration.die_side)  # the die of the tray's size
+    inner = draw_die(frame, 3, 150, 150, side)
+    draw_die(frame, 5, 480 - side * 2 // 3, 160, side)  # two thirds of it in the picture
+    found = find_dice(frame, calibration, Boxes([(inner, 0.9)]), expected=2).segmentation
+    at_edge = [b for b in found.blobs if b.box[0] > 400]
+    if floor:
+        assert mask[180, 475]  # the felt reaches the picture's edge
+        assert len(found.blobs) == 2 and len(at_edge) == 1 and at_edge[0].unsure
+        truth = (480 - side * 2 // 3, 160, 480, 160 + side)
+        assert iou(tuple(int(v) for v in at_edge[0].box), truth) > 0.5
+    else:
+        assert not mask[180, 475] and at_edge == []
