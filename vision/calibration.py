@@ -32,6 +32,10 @@ MODE_BIN = 8.0  # Lab units per bin of the histogram that finds the felt's colou
 # the felt: a wall's foot is a sharp step, but a wall just outside the picture shades the
 # felt beside it gently, and dice lie there (docs/finding-dice.md).
 RIDGE_FLOOR = 30.0
+# the felt running along a side of the picture for this many die sides: the camera does not
+# see the tray's wall there, and a die can lie half out of the picture
+CUT_OFF = 2.0
+SIDES = ("left", "top", "right", "bottom")
 # a felt within this share of its convex hull's area is a whole tray less a shadowed corner
 # or a die at its edge: its outline is the hull
 NOTCH = 0.03
@@ -102,7 +106,31 @@ class Calibration:
 
     @property
     def advice(self) -> tuple[str, ...]:
-        return self.light.advice()
+        """The light's problems, then the sides of the picture the felt runs out of."""
+        cut = self.cut_off
+        if not cut:
+            return self.light.advice()
+        return (
+            *self.light.advice(),
+            f"the felt seems to run out of the picture at the {' and '.join(cut)}: if the "
+            "camera does not see the tray's wall there, a die can lie half out of view; move "
+            "or raise the camera until it sees the walls all round (a wall of the felt's "
+            "colour looks like felt)",
+        )
+
+    @property
+    def cut_off(self) -> tuple[str, ...]:
+        """The sides of the picture (``SIDES``) the felt runs along for ``CUT_OFF`` die
+        sides or more: there the camera may not see the tray's wall (or the wall is of the
+        felt's colour, which the calibration cannot tell)."""
+        width, height = self.size
+        mask = self.area_mask(width, height)
+        runs = (mask[:, :2], mask[:2].T, mask[:, -2:], mask[-2:].T)
+        return tuple(
+            side
+            for side, run in zip(SIDES, runs, strict=True)
+            if run.any(axis=1).sum() >= CUT_OFF * self.die_side
+        )
 
     @property
     def focal(self) -> float:
@@ -125,6 +153,7 @@ class Calibration:
             "die_measured": self.die_measured,
             "field_of_view": round(self.field_of_view, 1),
             "wider_than_trained": self.field_of_view > WIDEST_TRAINED,
+            "cut_off": list(self.cut_off),
             "advice": list(self.advice),
             "light": [
                 {"problem": name, "measured": value, "limit": limit}

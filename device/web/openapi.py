@@ -162,7 +162,9 @@ def _state_schema() -> dict[str, Any]:
                 "recorded), reading_ms, can_throw (the simulated tray's throw button), "
                 "calibration (null until the tray is calibrated: size, tray_share, "
                 "die_side, die_measured, field_of_view, field_of_view_from, "
-                "wider_than_trained, advice (English lines), light (the same as problem, "
+                "wider_than_trained, cut_off (the sides of the picture the felt runs out "
+                "of: left, top, right, bottom), advice (English lines), light (the same as "
+                "problem, "
                 "measured, limit), dice_seen (boxes the reader took for dice on the "
                 "picture calibrated on, [x0, y0, x1, y1]; null when the calibration "
                 "came from a file))",

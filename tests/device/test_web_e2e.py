@@ -511,6 +511,9 @@ def test_the_empty_tray_is_calibrated_from_the_page(driver: Any, tmp_path: Path)
              "the light advice under the live picture")  # fmt: skip
         assert css(driver, "#light-advice")[0].is_displayed()
         assert calibration["tray_share"] < 0.95  # the photo's tray, not the plain lead-in
+        # its dark walls are of the felt's colour: the felt seems to reach the picture's sides
+        assert calibration["cut_off"] == ["left", "right"]
+        assert "La piste semble sortir de l'image (à gauche, à droite)" in shown
         # anything the reader takes for a die on the empty tray is said, and only then
         assert ("Le lecteur voit" in text(driver, "#toast")) == bool(calibration["dice_seen"])
         saved = json.loads((tmp_path / "data" / "calibration.json").read_text(encoding="utf-8"))

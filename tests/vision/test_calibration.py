@@ -131,7 +131,8 @@ def test_good_light_gets_no_advice() -> None:
     image = np.full((240, 320, 3), (60, 150, 70), np.uint8)
     image += np.random.default_rng(0).integers(0, 4, image.shape, dtype=np.uint8)
     calibration = calibrate(image)
-    assert calibration.advice == () and calibration.summary()["light"] == []
+    assert calibration.light.advice() == () and calibration.summary()["light"] == []
+    assert calibration.cut_off == ("left", "top", "right", "bottom")  # all felt: no wall seen
 
 
 def test_a_dark_tray_is_told_too_dark(tray_and_calibration) -> None:
@@ -199,3 +200,28 @@ def test_a_corner_too_dark_to_pass_for_felt_is_still_felt() -> None:
     assert mask[269, 101]  # in the shadow, within the felt's hull
     assert not mask[20, 20] and not mask[340, 460]  # the rim stays out
     assert mask.sum() < 1.05 * 380 * 280
+
+
+def tray_cut_at(sides: tuple[str, ...]) -> np.ndarray:
+    """A 480x360 photo of green felt inside a wooden rim, the rim left out (the felt running
+    on to the picture's edge) on ``sides``."""
+    rng = np.random.default_rng(4)
+    image = np.empty((360, 480, 3), np.float32)
+    image[:] = (40, 80, 130)
+    top, bottom = (0 if "top" in sides else 40), (360 if "bottom" in sides else 320)
+    left, right = (0 if "left" in sides else 50), (480 if "right" in sides else 430)
+    image[top:bottom, left:right] = (60, 140, 70)
+    image += rng.normal(0, 2, image.shape)
+    return np.clip(image, 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("sides", [(), ("right",), ("left", "bottom")])
+def test_the_sides_the_felt_runs_out_of_the_picture_are_said(sides: tuple[str, ...]) -> None:
+    calibration = calibrate(tray_cut_at(sides))
+    assert calibration.cut_off == sides
+    assert calibration.summary()["cut_off"] == list(sides)
+    said = [line for line in calibration.advice if "out of the picture" in line]
+    if sides:
+        assert len(said) == 1 and " and ".join(sides) in said[0]
+    else:
+        assert said == []

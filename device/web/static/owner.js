@@ -24,6 +24,8 @@ const WORDS = {
     camera_state: "Caméra {0} : {1}, {2} images/s.",
     calibrate: "Calibrer (piste vide)", calibrated: "Piste calibrée : dés de {0} px, caméra de {1}°.",
     not_calibrated: "Piste pas encore calibrée.",
+    felt_cut: "La piste semble sortir de l'image ({0}) : si la caméra n'en voit pas le bord, un dé peut y être à moitié hors de vue ; déplacez ou montez-la.",
+    side_left: "à gauche", side_top: "en haut", side_right: "à droite", side_bottom: "en bas",
     calibrate_anyway: "Le lecteur voit {0} dé(s) sur la piste : sortez-les d'abord. Calibrer quand même (si ce ne sont pas des dés) ?",
     calibrate_yes: "Calibrer quand même",
     light_dark: "Trop sombre : le feutre est à {0} % de la pleine échelle (il faut {1} % ou plus).",
@@ -92,6 +94,8 @@ const WORDS = {
     camera_state: "Camera {0}: {1}, {2} frames/s.",
     calibrate: "Calibrate (empty tray)", calibrated: "Tray calibrated: dice of {0} px, camera of {1}°.",
     not_calibrated: "Tray not calibrated yet.",
+    felt_cut: "The felt seems to run out of the picture ({0}): if the camera does not see the tray's wall there, a die can lie half out of view; move or raise the camera.",
+    side_left: "left", side_top: "top", side_right: "right", side_bottom: "bottom",
     calibrate_anyway: "The reader sees {0} dice on the tray: take them out first. Calibrate anyway (if they are not dice)?",
     calibrate_yes: "Calibrate anyway",
     light_dark: "Too dark: the felt is at {0} % of full scale (want {1} % or more).",
@@ -349,6 +353,8 @@ const WIZARD = {
       line.textContent = calibration ? t("calibrated", num(calibration.die_side, 0), num(calibration.field_of_view, 0)) : t("not_calibrated");
       const pct = (x) => num(x * 100, 0);
       for (const p of (calibration && calibration.light) || []) line.append(el("br"), t(`light_${p.problem}`, pct(p.measured), pct(p.limit)));
+      const cut = ((calibration && calibration.cut_off) || []).map((side) => t(`side_${side}`));
+      if (cut.length) line.append(el("br"), t("felt_cut", cut.join(", ")));
     };
     const table = await call("GET", "/api/state", { quiet: true });
     describe(table);

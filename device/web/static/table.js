@@ -52,6 +52,8 @@ const WORDS = {
     calibrate_anyway: "Le lecteur voit {0} dé(s) sur la piste : sortez-les d'abord. Calibrer quand même (si ce ne sont pas des dés) ?",
     confirm_calibrate: "Calibrer sur ce que la caméra voit maintenant ? La piste doit être vide.",
     lens_too_wide: "Objectif plus large que ceux appris (75° au plus) : les dés près du bord seront moins bien lus.",
+    felt_cut: "La piste semble sortir de l'image ({0}) : si la caméra n'en voit pas le bord, un dé peut y être à moitié hors de vue ; déplacez ou montez-la.",
+    side_left: "à gauche", side_top: "en haut", side_right: "à droite", side_bottom: "en bas",
     dice_seen: "Le lecteur voit {0} dé(s) sur cette image : un dé resté sur la piste doit en sortir (puis recalibrer) ; tout le reste fait désormais partie de la piste vide et ne sera pas lu comme un dé.",
     light_dark: "Trop sombre : le feutre est à {0} % de la pleine échelle (il faut {1} % ou plus).",
     light_glare: "Reflets : {0} % de la piste est blanc saturé (il faut {1} % ou moins).",
@@ -106,6 +108,8 @@ const WORDS = {
     calibrate_anyway: "The reader sees {0} dice on the tray: take them out first. Calibrate anyway (if they are not dice)?",
     confirm_calibrate: "Calibrate on what the camera sees now? The tray must be empty.",
     lens_too_wide: "A lens wider than the models learned (75° at most): dice near the wall will be read less well.",
+    felt_cut: "The felt seems to run out of the picture ({0}): if the camera does not see the tray's wall there, a die can lie half out of view; move or raise the camera.",
+    side_left: "left", side_top: "top", side_right: "right", side_bottom: "bottom",
     dice_seen: "The reader sees {0} dice in this picture: a die left in the tray must come out (then calibrate again); anything else there is now part of the empty tray and will not be read as a die.",
     light_dark: "Too dark: the felt is at {0} % of full scale (want {1} % or more).",
     light_glare: "Glare: {0} % of the tray is clipped white (want {1} % or less).",
@@ -300,7 +304,13 @@ function lightAdvice(calibration) {
 function calibrationWarnings(calibration) {
   const seen = calibration.dice_seen || [];
   const lens = calibration.wider_than_trained ? ` ${t("lens_too_wide")}` : "";
-  return lens + (seen.length ? ` ${t("dice_seen", seen.length)}` : "");
+  return lens + feltCut(calibration) + (seen.length ? ` ${t("dice_seen", seen.length)}` : "");
+}
+
+// the sides of the picture the felt runs out of: the camera should see the walls all round
+function feltCut(calibration) {
+  const sides = (calibration.cut_off || []).map((side) => t(`side_${side}`));
+  return sides.length ? ` ${t("felt_cut", sides.join(", "))}` : "";
 }
 
 function renderCalibration(calibration) {
