@@ -32,7 +32,7 @@ MODE_BIN = 8.0  # Lab units per bin of the histogram that finds the felt's colou
 # the felt: a wall's foot is a sharp step, but a wall just outside the picture shades the
 # felt beside it gently, and dice lie there (docs/finding-dice.md).
 RIDGE_FLOOR = 30.0
-# the felt running along a side of the picture for this many die sides: the camera does not
+# the felt running along a side of the picture for this many die sides: the camera may not
 # see the tray's wall there, and a die can lie half out of the picture
 CUT_OFF = 2.0
 SIDES = ("left", "top", "right", "bottom")
@@ -327,8 +327,8 @@ def felt_region(lab: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarr
     for _ in range(2):  # the second fit sees the felt's whole light map
         distance = cv2.blur(model.distance(lab), (5, 5))
         region = connected_over(distance < threshold, ~ridges, middle)
-        reach = connected_over(distance < threshold, ~steps, region) | region
         model = FeltModel.fit(lab, region & (distance < threshold))
+    reach = connected_over(distance < threshold, ~steps, region) | region
     return region, reach, model
 
 
